@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The bcache target's constructor and destructor: the table line grammar,
+ * one parse helper per argument group, device opening and validation.
+ *
+ * Table line:
+ *
+ *   <start> <len> bcache <cache dev> <origin dev> <#opt args> [<opt arg>]*
+ *
+ *   opt args:
+ *     writethrough | writeback | writearound | passthrough   (mode keyword)
+ *     <option name> <value>                                  (two args)
+ *
+ * Each option may appear once, and at most one mode keyword.  Every failure
+ * sets a precise ti->error and writes nothing to either device.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+
+#include "dmb-target.h"
+
+/* Smallest cache: 1024 buckets of the smallest (page-sized) bucket. */
+#define DMB_MIN_CACHE_SECTORS (1024 * BCH_PAGE_SECTORS)
+
+bool dmb_opt_given(struct dmb_cache *dc, enum dmb_opt opt)
+{
+	unsigned int i;
+
+	for (i = 0; i < dc->nr_opts_given; i++)
+		if (dc->opt_order[i] == opt)
+			return true;
+	return false;
+}
+
+static int note_option(struct dmb_cache *dc, enum dmb_opt opt, u64 val,
+		       char **error)
+{
+	if (dmb_opt_given(dc, opt)) {
+		*error = (char *)dmb_opts[opt].err_duplicate;
+		return -EINVAL;
+	}
+	dc->opt_val[opt] = val;
+	dc->opt_order[dc->nr_opts_given++] = opt;
+	return 0;
+}
+
+static int parse_mode_keyword(struct dmb_cache *dc, enum dmb_mode mode,
+			      char **error)
+{
+	int r = note_option(dc, DMB_OPT_MODE, mode, error);
+
+	if (r)
+		return r;
+	if (!dmb_mode_supported[mode]) {
+		*error = "Cache mode is not supported yet";
+		return -EOPNOTSUPP;
+	}
+	dc->mode = mode;
+	return 0;
+}
+
+static int parse_value_option(struct dmb_cache *dc, struct dm_arg_set *as,
+			      const char *name, char **error)
+{
+	enum dmb_opt opt = dmb_opt_lookup(name);
+	const char *value;
+	u64 val;
+	int r;
+
+	if (opt == DMB_NR_OPTS) {
+		*error = "Unrecognised cache option";
+		return -EINVAL;
+	}
+	if (!as->argc) {
+		*error = "Missing value for cache option";
+		return -EINVAL;
+	}
+	value = dm_shift_arg(as);
+	if (dmb_opt_parse_value(opt, value, &val)) {
+		*error = (char *)dmb_opts[opt].err_invalid;
+		return -EINVAL;
+	}
+	r = note_option(dc, opt, val, error);
+	if (r)
+		return r;
+	if (!dmb_opts[opt].supported) {
+		*error = (char *)dmb_opts[opt].err_unsupported;
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* The optional argument group: its count, then keywords and pairs. */
+static int parse_options(struct dmb_cache *dc, struct dm_arg_set *as,
+			 char **error)
+{
+	struct dm_arg_set opts;
+	const char *count = dm_shift_arg(as);
+	enum dmb_opt opt;
+	u64 argc;
+	int r;
+
+	for (opt = 0; opt < DMB_NR_OPTS; opt++)
+		dc->opt_val[opt] = dmb_opts[opt].def;
+	dc->mode = dmb_opts[DMB_OPT_MODE].def;
+
+	if (dmb_parse_decimal(count, &argc) || argc > DMB_MAX_OPT_ARGS) {
+		*error = "Invalid number of optional arguments";
+		return -EINVAL;
+	}
+	if (as->argc < argc) {
+		*error = "Fewer optional arguments than their count";
+		return -EINVAL;
+	}
+	if (as->argc > argc) {
+		*error = "Unexpected arguments after the optional arguments";
+		return -EINVAL;
+	}
+
+	opts = *as;
+	while (opts.argc) {
+		const char *arg = dm_shift_arg(&opts);
+		enum dmb_mode mode = dmb_mode_lookup(arg);
+
+		if (mode != DMB_NR_MODES)
+			r = parse_mode_keyword(dc, mode, error);
+		else
+			r = parse_value_option(dc, &opts, arg, error);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_dev(struct dm_target *ti, const char *path,
+		     struct dm_dev **dev, const char *what_error)
+{
+	int r = dm_get_device(ti, path, dm_table_get_mode(ti->table), dev);
+
+	if (r)
+		ti->error = (char *)what_error;
+	return r;
+}
+
+static int parse_cache_dev(struct dmb_cache *dc, const char *path)
+{
+	struct dm_target *ti = dc->ti;
+	int r = parse_dev(ti, path, &dc->cache_dev, "Error opening cache device");
+
+	if (r)
+		return r;
+	if (bdev_nr_sectors(dc->cache_dev->bdev) < DMB_MIN_CACHE_SECTORS) {
+		ti->error = "Cache device too small (minimum 4 MiB)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Open the origin and apply the layout rule of core/origin.h.  Sector 8 is
+ * read only when the rule needs it, so origin_layout raw never reads it.
+ */
+static int parse_origin_dev(struct dmb_cache *dc, const char *path)
+{
+	struct dm_target *ti = dc->ti;
+	struct block_device *bdev;
+	struct bch_sb_disk *sb;
+	sector_t size;
+	u64 data_offset;
+	const char *err;
+	int r;
+
+	r = parse_dev(ti, path, &dc->origin_dev, "Error opening origin device");
+	if (r)
+		return r;
+	bdev = dc->origin_dev->bdev;
+	if (dc->cache_dev->bdev == bdev) {
+		ti->error = "Cache and origin must be different devices";
+		return -EINVAL;
+	}
+	size = bdev_nr_sectors(bdev);
+
+	if (dc->opt_val[DMB_OPT_ORIGIN_LAYOUT] != BCH_ORIGIN_RAW &&
+	    size >= BCH_SB_SECTOR + BCH_SB_BYTES / SECTOR_SIZE) {
+		sb = kmalloc(BCH_SB_BYTES, GFP_KERNEL);
+		if (!sb) {
+			ti->error = "Cannot allocate superblock buffer";
+			return -ENOMEM;
+		}
+		r = dmb_read_sectors(bdev, BCH_SB_SECTOR, sb, BCH_SB_BYTES);
+		if (!r)
+			bch_origin_probe(sb, size, bdev_logical_block_size(bdev),
+					 &dc->origin_info);
+		kfree(sb);
+		if (r) {
+			ti->error = "Error reading origin superblock";
+			return r;
+		}
+	}
+	if (dc->origin_info.probe == BCH_PROBE_INVALID)
+		DMERR("origin %s: invalid bcache superblock: %s",
+		      dc->origin_dev->name, dc->origin_info.invalid_reason);
+
+	err = bch_origin_choose(dc->opt_val[DMB_OPT_ORIGIN_LAYOUT],
+				&dc->origin_info, &dc->layout, &data_offset);
+	if (err) {
+		ti->error = (char *)err;
+		return -EINVAL;
+	}
+	dc->data_offset = data_offset;
+	if (ti->len > size - dc->data_offset) {
+		ti->error = "Origin device too small for target length";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The block size: the unit of the cache's allocation and the logical block
+ * size of the target.  It defaults to the origin superblock's when there is
+ * one, else to the larger logical block size of the two devices.
+ */
+static int parse_block_size(struct dmb_cache *dc)
+{
+	struct dm_target *ti = dc->ti;
+	unsigned int lbs = max(bdev_logical_block_size(dc->cache_dev->bdev),
+			       bdev_logical_block_size(dc->origin_dev->bdev));
+	bool backing = dc->layout == BCH_LAYOUT_BACKING;
+
+	if (dmb_opt_given(dc, DMB_OPT_BLOCK_SIZE)) {
+		dc->block_size = dc->opt_val[DMB_OPT_BLOCK_SIZE];
+		if (backing && dc->block_size != dc->origin_info.sb.block_size) {
+			ti->error = "block_size differs from the origin superblock's";
+			return -EINVAL;
+		}
+	} else if (backing) {
+		dc->block_size = dc->origin_info.sb.block_size;
+	} else {
+		dc->block_size = lbs >> SECTOR_SHIFT;
+	}
+	if ((dc->block_size << SECTOR_SHIFT) < lbs) {
+		ti->error = "block_size smaller than a device's logical block size";
+		return -EINVAL;
+	}
+	if (dc->block_size > BCH_PAGE_SECTORS) {
+		ti->error = "Device logical block size larger than 4 KiB";
+		return -EINVAL;
+	}
+	if (ti->len & (dc->block_size - 1)) {
+		ti->error = "Target length is not a multiple of block_size";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	const char *cache_path, *origin_path;
+	struct dmb_cache *dc;
+	int r;
+
+	if (argc < 3) {
+		ti->error = "Not enough arguments";
+		return -EINVAL;
+	}
+	dc = kzalloc(sizeof(*dc), GFP_KERNEL);
+	if (!dc) {
+		ti->error = "Cannot allocate bcache context";
+		return -ENOMEM;
+	}
+	dc->ti = ti;
+	ti->private = dc;
+
+	cache_path = dm_shift_arg(&as);
+	origin_path = dm_shift_arg(&as);
+	r = parse_options(dc, &as, &ti->error);
+	if (r)
+		goto bad;
+	r = parse_cache_dev(dc, cache_path);
+	if (r)
+		goto bad;
+	r = parse_origin_dev(dc, origin_path);
+	if (r)
+		goto bad;
+	r = parse_block_size(dc);
+	if (r)
+		goto bad;
+
+	r = dmb_stats_init(&dc->stats);
+	if (r) {
+		ti->error = "Cannot allocate statistics";
+		goto bad;
+	}
+
+	ti->num_flush_bios = 1;
+	ti->num_discard_bios = 1;
+	return 0;
+bad:
+	dmb_dtr(ti);
+	return r;
+}
+
+/* Tolerates any half-built state that dmb_ctr() can leave. */
+void dmb_dtr(struct dm_target *ti)
+{
+	struct dmb_cache *dc = ti->private;
+
+	if (!dc)
+		return;
+	dmb_stats_exit(&dc->stats);
+	if (dc->origin_dev)
+		dm_put_device(ti, dc->origin_dev);
+	if (dc->cache_dev)
+		dm_put_device(ti, dc->cache_dev);
+	kfree(dc);
+	ti->private = NULL;
+}

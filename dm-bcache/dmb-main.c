@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-bcache: the bcache SSD cache as a device-mapper target.
+ *
+ * This file owns the target's registration, its I/O mapping, device
+ * iteration, queue limits and the suspend/resume hooks.  The table line is
+ * parsed in dmb-ctr.c, status in dmb-status.c, messages in dmb-message.c,
+ * and the on-disk format lives in core/, shared with the userspace tools.
+ *
+ * Version 1.0.0 maps every bio to the origin (at the data offset when the
+ * origin carries a bcache backing superblock) and counts it as a bypass;
+ * the cache device is opened and validated but not yet used for data.
+ */
+#include <linux/module.h>
+#include <linux/bio.h>
+
+#include "dmb-target.h"
+#include "compat.h"
+#include "core/crc64.h"
+
+static int dmb_map(struct dm_target *ti, struct bio *bio)
+{
+	struct dmb_cache *dc = ti->private;
+
+	bio_set_dev(bio, dc->origin_dev->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = dc->data_offset +
+			dm_target_offset(ti, bio->bi_iter.bi_sector);
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		dmb_stats_inc(&dc->stats, DMB_BYPASS_READ);
+		break;
+	case REQ_OP_WRITE:
+		if (bio_sectors(bio))
+			dmb_stats_inc(&dc->stats, DMB_BYPASS_WRITE);
+		break;
+	default:
+		break;
+	}
+	return DM_MAPIO_REMAPPED;
+}
+
+static int dmb_iterate_devices(struct dm_target *ti,
+			       iterate_devices_callout_fn fn, void *data)
+{
+	struct dmb_cache *dc = ti->private;
+	int r;
+
+	r = fn(ti, dc->cache_dev, 0, bdev_nr_sectors(dc->cache_dev->bdev), data);
+	if (!r)
+		r = fn(ti, dc->origin_dev, dc->data_offset, ti->len, data);
+	return r;
+}
+
+/* Never expose a block smaller than the cache's allocation unit. */
+static void dmb_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	struct dmb_cache *dc = ti->private;
+	unsigned int bytes = dc->block_size << SECTOR_SHIFT;
+
+	if (limits->logical_block_size < bytes)
+		limits->logical_block_size = bytes;
+	if (limits->physical_block_size < bytes)
+		limits->physical_block_size = bytes;
+	dmb_limits_raise_io_min(limits, bytes);
+}
+
+/*
+ * Suspend and resume.  dm calls presuspend before waiting for in-flight
+ * I/O and postsuspend after it has drained.  With the passthrough data
+ * path there is no writeback to stop and no index to persist, so these
+ * only track the state that status and messages report; the cache issues
+ * hang writeback stop/start and the index commit on them.
+ */
+static void dmb_presuspend(struct dm_target *ti)
+{
+	struct dmb_cache *dc = ti->private;
+
+	WRITE_ONCE(dc->suspended, true);
+}
+
+static void dmb_postsuspend(struct dm_target *ti)
+{
+	struct dmb_cache *dc = ti->private;
+
+	DMDEBUG("%s: suspended", dm_device_name(dm_table_get_md(ti->table)));
+	WARN_ON_ONCE(!READ_ONCE(dc->suspended));
+}
+
+static void dmb_resume(struct dm_target *ti)
+{
+	struct dmb_cache *dc = ti->private;
+
+	WRITE_ONCE(dc->suspended, false);
+}
+
+static struct target_type dmb_target = {
+	.name = "bcache",
+	.version = { 1, 0, 0 },
+	.module = THIS_MODULE,
+	.ctr = dmb_ctr,
+	.dtr = dmb_dtr,
+	.map = dmb_map,
+	.status = dmb_status,
+	.message = dmb_message,
+	.iterate_devices = dmb_iterate_devices,
+	.io_hints = dmb_io_hints,
+	.presuspend = dmb_presuspend,
+	.postsuspend = dmb_postsuspend,
+	.resume = dmb_resume,
+};
+
+static int __init dmb_init(void)
+{
+	bch_crc64_init();
+	return dm_register_target(&dmb_target);
+}
+
+static void __exit dmb_exit(void)
+{
+	dm_unregister_target(&dmb_target);
+}
+
+module_init(dmb_init);
+module_exit(dmb_exit);
+
+MODULE_DESCRIPTION(DM_NAME " bcache SSD cache target");
+MODULE_AUTHOR("The dm-bcache developers");
+MODULE_LICENSE("GPL");

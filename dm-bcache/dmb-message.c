@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Messages (dmsetup message <dev> 0 ...):
+ *
+ *   cache_mode <mode>         switch the cache mode
+ *   <option> <value>          set a runtime option (dmb-options.c)
+ *   clear_stats               zero the I/O counters
+ *   flush | detach | gc | cleaner | invalidate <begin>-<end>
+ *                             known, implemented by later versions
+ *
+ * Every refusal returns an error to dmsetup and logs one line naming the
+ * message and the reason.
+ */
+#include <linux/device-mapper.h>
+
+#include "dmb-target.h"
+
+static const char *const later_messages[] = {
+	"flush", "detach", "gc", "cleaner", "invalidate",
+};
+
+static int refuse(struct dmb_cache *dc, const char *msg, int err,
+		  const char *why)
+{
+	DMWARN("%s: message %s refused: %s",
+	       dm_device_name(dm_table_get_md(dc->ti->table)), msg, why);
+	return err;
+}
+
+static int set_cache_mode(struct dmb_cache *dc, const char *name)
+{
+	enum dmb_mode mode = dmb_mode_lookup(name);
+
+	if (mode == DMB_NR_MODES)
+		return refuse(dc, "cache_mode", -EINVAL, "unknown cache mode");
+	if (!dmb_mode_supported[mode])
+		return refuse(dc, "cache_mode", -EOPNOTSUPP,
+			      "cache mode is not supported yet");
+	WRITE_ONCE(dc->mode, mode);
+	return 0;
+}
+
+static int set_option(struct dmb_cache *dc, enum dmb_opt opt,
+		      const char *value)
+{
+	const struct dmb_opt_desc *d = &dmb_opts[opt];
+	u64 val;
+
+	if (dmb_opt_parse_value(opt, value, &val))
+		return refuse(dc, d->name, -EINVAL, d->err_invalid);
+	if (!d->runtime)
+		return refuse(dc, d->name, -EINVAL,
+			      "option cannot be changed at runtime");
+	if (!d->supported)
+		return refuse(dc, d->name, -EOPNOTSUPP, d->err_unsupported);
+	WRITE_ONCE(dc->opt_val[opt], val);
+	return 0;
+}
+
+int dmb_message(struct dm_target *ti, unsigned int argc, char **argv,
+		char *result, unsigned int maxlen)
+{
+	struct dmb_cache *dc = ti->private;
+	enum dmb_opt opt;
+	unsigned int i;
+
+	if (!argc)
+		return refuse(dc, "(empty)", -EINVAL, "no message given");
+
+	if (!strcasecmp(argv[0], "clear_stats")) {
+		if (argc != 1)
+			return refuse(dc, argv[0], -EINVAL, "takes no arguments");
+		dmb_stats_clear(&dc->stats);
+		return 0;
+	}
+	if (!strcasecmp(argv[0], "cache_mode")) {
+		if (argc != 2)
+			return refuse(dc, argv[0], -EINVAL, "takes one argument");
+		return set_cache_mode(dc, argv[1]);
+	}
+	for (i = 0; i < ARRAY_SIZE(later_messages); i++)
+		if (!strcasecmp(argv[0], later_messages[i]))
+			return refuse(dc, argv[0], -EOPNOTSUPP,
+				      "not supported yet");
+
+	opt = dmb_opt_lookup(argv[0]);
+	if (opt == DMB_NR_OPTS)
+		return refuse(dc, argv[0], -EINVAL, "unknown message");
+	if (argc != 2)
+		return refuse(dc, argv[0], -EINVAL, "takes one value");
+	return set_option(dc, opt, argv[1]);
+}
