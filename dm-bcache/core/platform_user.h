@@ -20,10 +20,8 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
 
-/* No sparse in userspace: the bitwise types are plain integers here. */
-typedef uint16_t __le16;
-typedef uint32_t __le32;
-typedef uint64_t __le64;
+/* __le16/32/64 come from the kernel's UAPI headers, as tools expect. */
+#include <linux/types.h>
 
 #define le16_to_cpu(x) le16toh(x)
 #define le32_to_cpu(x) le32toh(x)

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The origin layout rule of core/origin.h, case by case. */
+#include <string.h>
+
+#include "unit.h"
+#include "origin.h"
+#include "sb_fixture.h"
+
+static const char *decide(struct bch_sb_disk *d, enum bch_origin_request req,
+			  enum bch_origin_layout *layout, u64 *off)
+{
+	struct bch_origin_info info;
+
+	bch_origin_probe(d, FIXTURE_DEV_SECTORS, 512, &info);
+	return bch_origin_choose(req, &info, layout, off);
+}
+
+UNIT_TEST(origin_zeroes_are_raw)
+{
+	struct bch_sb_disk d;
+	enum bch_origin_layout layout;
+	u64 off = 99;
+
+	memset(&d, 0, sizeof(d));
+	CHECK_STR(decide(&d, BCH_ORIGIN_AUTO, &layout, &off), NULL);
+	CHECK(layout == BCH_LAYOUT_RAW && off == 0);
+	CHECK_STR(decide(&d, BCH_ORIGIN_BACKING, &layout, &off),
+		  "Origin has no bcache backing superblock");
+}
+
+UNIT_TEST(origin_backing_detected)
+{
+	struct bch_sb_disk d;
+	enum bch_origin_layout layout;
+	u64 off;
+
+	fixture_backing_sb(&d);
+	d.version = cpu_to_le64(4);
+	d.nbuckets = cpu_to_le64(2048);
+	fixture_reseal(&d);
+	CHECK_STR(decide(&d, BCH_ORIGIN_AUTO, &layout, &off), NULL);
+	CHECK(layout == BCH_LAYOUT_BACKING && off == 2048);
+	CHECK_STR(decide(&d, BCH_ORIGIN_BACKING, &layout, &off), NULL);
+	CHECK(layout == BCH_LAYOUT_BACKING && off == 2048);
+	/* raw ignores the superblock entirely */
+	CHECK_STR(decide(&d, BCH_ORIGIN_RAW, &layout, &off), NULL);
+	CHECK(layout == BCH_LAYOUT_RAW && off == 0);
+}
+
+UNIT_TEST(origin_dirty_backing_refused)
+{
+	struct bch_sb_disk d;
+	enum bch_origin_layout layout;
+	u64 off;
+
+	fixture_backing_sb(&d);
+	d.flags = cpu_to_le64((u64)BCH_BDEV_STATE_DIRTY << BCH_BDEV_STATE_SHIFT);
+	fixture_reseal(&d);
+	CHECK_STR(decide(&d, BCH_ORIGIN_AUTO, &layout, &off),
+		  "Origin bcache superblock is dirty: its cache holds data the origin lacks");
+	d.flags = cpu_to_le64((u64)BCH_BDEV_STATE_CLEAN << BCH_BDEV_STATE_SHIFT);
+	fixture_reseal(&d);
+	CHECK_STR(decide(&d, BCH_ORIGIN_AUTO, &layout, &off), NULL);
+}
+
+UNIT_TEST(origin_cache_or_damaged_refused)
+{
+	struct bch_sb_disk d;
+	enum bch_origin_layout layout;
+	u64 off;
+
+	fixture_cache_sb(&d);
+	CHECK_STR(decide(&d, BCH_ORIGIN_AUTO, &layout, &off),
+		  "Origin holds a bcache cache superblock (origin_layout raw overrides)");
+	CHECK_STR(decide(&d, BCH_ORIGIN_RAW, &layout, &off), NULL);
+
+	fixture_backing_sb(&d);
+	d.label[0] = 'x';	/* checksum no longer matches */
+	CHECK_STR(decide(&d, BCH_ORIGIN_AUTO, &layout, &off),
+		  "Origin has an invalid bcache superblock (origin_layout raw overrides)");
+	CHECK_STR(decide(&d, BCH_ORIGIN_BACKING, &layout, &off),
+		  "Origin has an invalid bcache superblock (origin_layout raw overrides)");
+}
