@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Build the test VM's initramfs for one kernel: busybox, bash, kmod and the
+# storage tools the tests drive (dmsetup, lvm, fio, make-bcache, e2fsprogs),
+# the kernel modules they load, dm-bcache.ko, our userspace tools, and the
+# test scripts.  Output: an uncompressed cpio (the kernel takes it as is).
+#
+#   mkinitramfs.sh KVER MODULE.ko OUT.cpio
+set -euo pipefail
+
+kver=$1 module=$2 out=$3
+top=$(cd "$(dirname "$0")/../.." && pwd)
+stage=$(mktemp -d "${TMPDIR:-/tmp}/dmb-initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+# Debian uses merged /usr: keep /bin, /sbin, /lib, /lib64 as symlinks.
+mkdir -p "$stage"/usr/{bin,sbin,lib,lib64} "$stage"/{dev,proc,sys,tmp,run,etc,mnt,root}
+for d in bin sbin lib lib64; do ln -s "usr/$d" "$stage/$d"; done
+
+copy_file() {	# copy a host file to the same path in the stage
+	local f
+	f=$(readlink -f "$1")
+	mkdir -p "$stage$(dirname "$1")"
+	cp -f "$f" "$stage$1"
+}
+
+copy_binary() {
+	local bin=$1 lib
+	copy_file "$bin"
+	for lib in $(ldd "$bin" 2>/dev/null | grep -o '/[^ ]*' || true); do
+		[ -e "$stage$lib" ] || copy_file "$lib"
+	done
+}
+
+bins=(
+	/usr/bin/bash /usr/bin/kmod /usr/sbin/dmsetup /usr/sbin/lvm /usr/bin/fio
+	/usr/sbin/make-bcache /usr/sbin/bcache-super-show /usr/sbin/mke2fs
+	/usr/sbin/e2fsck /usr/sbin/blkdiscard /usr/sbin/blockdev /usr/bin/cmp
+	/usr/bin/timeout /usr/bin/sha256sum /usr/bin/dd /usr/bin/stat
+)
+for b in "${bins[@]}"; do copy_binary "$b"; done
+copy_file /lib64/ld-linux-x86-64.so.2
+for t in modprobe insmod rmmod lsmod depmod modinfo; do
+	ln -sf ../bin/kmod "$stage/usr/sbin/$t"
+done
+for t in pvcreate vgcreate lvcreate lvconvert lvremove vgremove pvremove \
+	lvs vgs pvs vgchange lvchange; do
+	ln -sf lvm "$stage/usr/sbin/$t"
+done
+ln -sf mke2fs "$stage/usr/sbin/mkfs.ext4"
+ln -sf e2fsck "$stage/usr/sbin/fsck.ext4"
+
+# busybox for everything else, without shadowing the real tools above.
+cp /usr/bin/busybox "$stage/usr/bin/busybox"
+for a in $(/usr/bin/busybox --list); do
+	[ -e "$stage/usr/bin/$a" ] || [ -e "$stage/usr/sbin/$a" ] ||
+		ln -s busybox "$stage/usr/bin/$a"
+done
+
+# Kernel modules and their dependencies, then depmod on the stage.
+mods=(virtio_pci virtio_blk dm-mod dm-delay dm-flakey dm-log-writes dm-cache
+	dm-cache-smq dm-writecache brd loop null_blk bcache ext4 crc32c_generic)
+mdir=/lib/modules/$kver
+mkdir -p "$stage$mdir/extra"
+for m in "${mods[@]}"; do
+	modprobe -S "$kver" --show-depends "$m" |
+		awk '$1 == "insmod" { print $2 }' | while read -r ko; do
+			[ -e "$stage$ko" ] || copy_file "$ko"
+		done
+done
+cp "$mdir"/modules.order "$mdir"/modules.builtin* "$stage$mdir/"
+cp "$module" "$stage$mdir/extra/dm-bcache.ko"
+depmod -b "$stage" "$kver"
+
+# Our tools and the tests.
+mkdir -p "$stage/usr/local/bin" "$stage/tests"
+cp "$top"/build/user/bcache_* "$stage/usr/local/bin/"
+cp -r "$top/tests/vm/." "$stage/tests/"
+cp "$top/tests/vm/init" "$stage/init"
+chmod +x "$stage/init"
+cat >"$stage/etc/lvm-test.conf" <<'EOC'
+activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }
+global { use_lvmpolld = 0 event_activation = 0 }
+devices { obtain_device_list_from_udev = 0 }
+EOC
+echo "root:x:0:0:root:/root:/bin/bash" >"$stage/etc/passwd"
+
+(cd "$stage" && find . | cpio -o -H newc --quiet) >"$out.tmp"
+mv "$out.tmp" "$out"

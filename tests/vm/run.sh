@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Host side of the VM test harness: build the module and initramfs for one
+# kernel, boot it in qemu (TCG), run the named tests in that one boot, and
+# report each result.
+#
+#   run.sh KVER SUITE TEST...
+#
+# Results go to build/results/vm-SUITE-KVER.txt as "PASS|FAIL vm/KVER/TEST"
+# lines, the serial log to build/vm/KVER/SUITE.log.  A guest that hangs is
+# killed after VM_TIMEOUT seconds (default: 300 + 240 per test) and every
+# test without a result fails with "guest killed".
+set -uo pipefail
+
+kver=$1 suite=$2
+shift 2
+tests=("$@")
+top=$(cd "$(dirname "$0")/../.." && pwd)
+work=$top/build/vm/$kver
+results=$top/build/results/vm-$suite-$kver.txt
+log=$work/$suite.log
+test_timeout=${TEST_TIMEOUT:-600}
+vm_timeout=${VM_TIMEOUT:-$((300 + 240 * ${#tests[@]}))}
+mkdir -p "$work" "$top/build/results"
+
+make -s -C "$top" module KVER="$kver" >"$work/build.log" 2>&1 &&
+	make -s -C "$top" userspace >>"$work/build.log" 2>&1 || {
+	cat "$work/build.log"
+	for t in "${tests[@]}"; do echo "FAIL vm/$kver/$t build failed"; done >"$results"
+	exit 1
+}
+bash "$top/tests/vm/mkinitramfs.sh" "$kver" \
+	"$top/build/kmod/$kver/dm-bcache.ko" "$work/initrd.cpio" || exit 1
+
+# The disks every test may use: vda plays the SSD, vdb the origin, vdc
+# holds 64 MiB of random data made here (random numbers and hashing are
+# slow under TCG; copying and comparing are not).
+rm -f "$work"/disk*.img
+truncate -s 256M "$work/disk0.img"
+truncate -s 512M "$work/disk1.img"
+head -c 64M /dev/urandom >"$work/disk2.img"
+
+list=$(IFS=,; echo "${tests[*]}")
+echo "vm: booting $kver for suite $suite: ${tests[*]}"
+start=$(date +%s)
+timeout -s KILL "$vm_timeout" qemu-system-x86_64 -accel tcg -cpu max \
+	-m 2G -smp 2 -kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.cpio" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=1 ima_policy=critical_data dmb.tests=$list dmb.timeout=$test_timeout" \
+	-display none -vga none -no-reboot -monitor none -serial stdio \
+	-drive file="$work/disk0.img",if=virtio,format=raw,cache=none,aio=threads,discard=unmap \
+	-drive file="$work/disk1.img",if=virtio,format=raw,cache=none,aio=threads,discard=unmap \
+	-drive file="$work/disk2.img",if=virtio,format=raw,cache=none,aio=threads,readonly=on \
+	</dev/null >"$log" 2>&1
+qrc=$?
+echo "vm: $kver finished in $(($(date +%s) - start))s (qemu exit $qrc)"
+
+killed=
+grep -q '^@@DONE' "$log" || killed="guest killed or crashed (no @@DONE after ${vm_timeout}s limit; see $log)"
+: >"$results"
+for t in "${tests[@]}"; do
+	line=$(grep -a "^@@RESULT $t " "$log" | tail -n 1 | tr -d '\r')
+	if [ -z "$line" ]; then
+		echo "FAIL vm/$kver/$t ${killed:-no result}" >>"$results"
+		continue
+	fi
+	set -- $line
+	shift 2
+	status=$1
+	shift
+	echo "$status vm/$kver/$t $*" >>"$results"
+done
+[ -z "$killed" ] || { echo "vm: $killed"; tail -n 40 "$log"; }
+grep '^FAIL' "$results" | while read -r _ name why; do
+	echo "vm: FAIL $name: $why"
+	sed -n "/^@@BEGIN ${name##*/}\$/,/^@@RESULT ${name##*/} /p" "$log" | tail -n 60
+done
+cat "$results"
+! grep -q '^FAIL' "$results"

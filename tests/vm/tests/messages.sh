@@ -1,0 +1,62 @@
+# Messages: valid ones take effect; malformed or unknown ones are refused
+# with an error to dmsetup and a log line, and change nothing.
+. /tests/lib.sh
+load_module
+wipe_head $ORIGIN_DEV
+len=$((128 * 2048))
+dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 0"
+
+# clear_stats zeroes the counters.
+dd if=/dev/mapper/dmb of=/dev/null bs=4k count=8 iflag=direct status=none
+[ "$(status_field dmb 9)" -ge 8 ] || fail "reads not counted"
+dmsetup message dmb 0 clear_stats
+expect_eq "reads after clear_stats" "$(status_field dmb 9)" 0
+
+# cache_mode switches and shows in the status.
+dmsetup message dmb 0 cache_mode passthrough
+expect_eq "mode" "$(status_field dmb 12)" passthrough
+dmsetup message dmb 0 cache_mode writethrough
+expect_eq "mode" "$(status_field dmb 12)" writethrough
+
+# Each refused message: its words, then the reason logged.
+refused=0
+while IFS='|' read -r msg why; do
+	[ -n "$msg" ] || continue
+	# shellcheck disable=SC2086
+	if dmsetup message dmb 0 $msg 2>/dev/null; then
+		fail "message '$msg' was accepted"
+	fi
+	last=$(dmesg | grep 'message .* refused' | tail -n 1)
+	echo "$last" | grep -qF "$why" || fail "message '$msg': log '$last' lacks '$why'"
+	refused=$((refused + 1))
+done <<'EOM'
+bogus|message bogus refused: unknown message
+cache_mode|message cache_mode refused: takes one argument
+cache_mode a b|message cache_mode refused: takes one argument
+cache_mode fast|message cache_mode refused: unknown cache mode
+cache_mode writeback|message cache_mode refused: cache mode is not supported yet
+cache_mode writearound|message cache_mode refused: cache mode is not supported yet
+clear_stats now|message clear_stats refused: takes no arguments
+flush|message flush refused: not supported yet
+detach|message detach refused: not supported yet
+gc|message gc refused: not supported yet
+cleaner|message cleaner refused: not supported yet
+invalidate 0-100|message invalidate refused: not supported yet
+sequential_cutoff|message sequential_cutoff refused: takes one value
+sequential_cutoff 1 2|message sequential_cutoff refused: takes one value
+sequential_cutoff x|message sequential_cutoff refused: Invalid sequential_cutoff value
+sequential_cutoff 4096|message sequential_cutoff refused: Option sequential_cutoff is not supported yet
+writeback_percent 41|message writeback_percent refused: Invalid writeback_percent value
+writeback_percent 20|message writeback_percent refused: Option writeback_percent is not supported yet
+block_size 8|message block_size refused: option cannot be changed at runtime
+bucket_size 1024|message bucket_size refused: option cannot be changed at runtime
+origin_layout raw|message origin_layout refused: option cannot be changed at runtime
+replacement lru|message replacement refused: option cannot be changed at runtime
+discard maybe|message discard refused: Invalid discard value
+EOM
+log "$refused malformed or unsupported messages refused"
+[ "$refused" -ge 20 ] || fail "too few message cases ran"
+expect_eq "mode unchanged" "$(status_field dmb 12)" writethrough
+expect_eq "table unchanged" "$(dmsetup table dmb)" "0 $len bcache $CACHE_MM $ORIGIN_MM 0"
+dmsetup remove dmb
+exit 0
