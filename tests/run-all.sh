@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# make check: every test the project has, ending with "N passed, N failed".
+#
+#   1. userspace unit tests of core/ under ASan/UBSan
+#   2. userspace tool tests on images made by make-bcache
+#   3. module build with W=1 -Werror, checkpatch and sparse, per kernel
+#   4. the VM suite on Debian's 6.1 and 6.12 kernels (one boot each)
+#
+# Each step writes "PASS|FAIL <name> [why]" lines to build/results/; the
+# tally at the end reads them all.  Exit status is non-zero on any failure.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+res=$top/build/results
+rm -rf "$res" && mkdir -p "$res"
+
+bash scripts/deps.sh >"$top/build/deps.log" 2>&1 || {
+	cat "$top/build/deps.log"
+	echo "FAIL setup/deps" >"$res/deps.txt"
+}
+# shellcheck disable=SC1091
+. <(sed 's/ := /=/' build/kernels.mk)
+kernels=("$KVER_61" "$KVER_612")
+
+VM_TESTS=(module create-status data-raw data-backing table messages
+	bad-tables reload-fio)
+
+step() {	# step NAME COMMAND...: one PASS/FAIL line from an exit code
+	local name=$1 log
+	shift
+	log=$top/build/results/$(echo "$name" | tr '/' '_').log
+	echo "== $name"
+	if "$@" >"$log" 2>&1; then
+		echo "PASS $name" >>"$res/steps.txt"
+	else
+		tail -n 30 "$log"
+		echo "FAIL $name (log: $log)" >>"$res/steps.txt"
+	fi
+}
+
+echo "== unit tests (ASan/UBSan)"
+make -s -C userspace unit 2>&1 | tee "$res/unit.log" | grep -E '^(FAIL|  )' || true
+grep -E '^(PASS|FAIL) ' "$res/unit.log" >"$res/unit.txt"
+grep -q '^[0-9]* passed, 0 failed$' "$res/unit.log" ||
+	echo "FAIL unit/runner did not finish cleanly" >>"$res/unit.txt"
+
+step userspace/build make -s -C userspace
+echo "== tool tests"
+bash tests/tools/probe.sh >"$res/tools.txt" 2>&1
+grep -E '^FAIL' "$res/tools.txt" || true
+
+for k in "${kernels[@]}"; do
+	step "build/$k" make -s module KVER="$k"
+	step "lint/$k" bash scripts/lint.sh "$k"
+done
+
+for k in "${kernels[@]}"; do
+	echo "== VM suite on $k"
+	bash tests/vm/run.sh "$k" main "${VM_TESTS[@]}" | grep -E '^(vm:|FAIL)' || true
+done
+
+echo "== results"
+all=$(cat "$res"/*.txt)
+grep '^FAIL' <<<"$all" || true
+passed=$(grep -c '^PASS ' <<<"$all")
+failed=$(grep -c '^FAIL ' <<<"$all")
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
