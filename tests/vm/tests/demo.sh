@@ -1,0 +1,34 @@
+# The demo (make demo): a bcache device, its table and status, and a data
+# check against the origin.  Also a test: it fails if any step fails.
+. /tests/lib.sh
+say() { printf '\n### %s\n' "$*"; }
+load_module
+wipe_head $ORIGIN_DEV
+
+say "dm-bcache $(dmsetup targets | awk '$1 == "bcache" { print $2 }') on Linux $(uname -r)"
+len=$((256 * 2048))
+table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 0"
+echo "# dmsetup create demo --table \"$table\""
+dmsetup create demo --table "$table"
+echo "# dmsetup table demo";  dmsetup table demo
+echo "# dmsetup status demo"; dmsetup status demo
+
+say "write 64 MiB of random data through /dev/mapper/demo at 1 MiB"
+write_data /dev/mapper/demo 1 64
+same_data /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) && echo "read back: identical"
+same_data $ORIGIN_DEV 2048 $DATA_DEV 0 $((64 * 2048)) && echo "origin at the same offset: identical"
+echo "# dmsetup status demo"; dmsetup status demo
+dmsetup remove demo
+
+say "an origin formatted by make-bcache -B (data starts at sector 16)"
+make-bcache -B $ORIGIN_DEV >/dev/null
+bcache_probe $ORIGIN_DEV
+usable=$(($(blockdev --getsz $ORIGIN_DEV) - 16))
+dmsetup create demo --table "0 $usable bcache $CACHE_DEV $ORIGIN_DEV 0"
+echo "# dmsetup status demo"; dmsetup status demo
+write_data /dev/mapper/demo 0 16
+same_data $ORIGIN_DEV 16 $DATA_DEV 0 $((16 * 2048)) &&
+	echo "origin at sector 16 holds the data: identical"
+dmsetup remove demo
+wipe_head $ORIGIN_DEV
+say "demo finished"
