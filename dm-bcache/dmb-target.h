@@ -47,7 +47,6 @@ struct dmb_cache {
 	enum dmb_mode mode;		/* current; opt_val holds the table's */
 	enum dmb_state state;
 	bool needs_check;
-	bool suspended;
 
 	struct bch_origin_info origin_info;
 	enum bch_origin_layout layout;
