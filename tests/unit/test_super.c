@@ -209,15 +209,16 @@ UNIT_TEST(sb_each_breakage_refused)
 		const struct breakage *b = &breakages[i];
 		struct bch_sb_disk d;
 		struct bch_sb sb;
+		const char *got;
 
 		b->setup(&d);
 		b->breaker(&d);
 		if (b->reseal)
 			fixture_reseal(&d);
-		if (!validate(&d, &sb) ||
-		    strcmp(validate(&d, &sb), b->reason))
+		got = validate(&d, &sb);
+		if (!got || strcmp(got, b->reason))
 			fprintf(stderr, "  case: %s\n", b->what);
-		CHECK_STR(validate(&d, &sb), b->reason);
+		CHECK_STR(got, b->reason);
 	}
 }
 
