@@ -19,6 +19,7 @@
 #include <linux/blkdev.h>
 
 #include "dmb-target.h"
+#include "core/format.h"
 
 /* Smallest cache: 1024 buckets of the smallest (page-sized) bucket. */
 #define DMB_MIN_CACHE_SECTORS (1024 * BCH_PAGE_SECTORS)
@@ -183,12 +184,17 @@ static int parse_origin_dev(struct dmb_cache *dc, const char *path)
 
 	if (dc->opt_val[DMB_OPT_ORIGIN_LAYOUT] != BCH_ORIGIN_RAW &&
 	    size >= BCH_SB_SECTOR + BCH_SB_BYTES / SECTOR_SIZE) {
+		r = dmb_meta_dev_init(&dc->origin_meta, bdev);
+		if (r) {
+			ti->error = "Cannot create dm-io client";
+			return r;
+		}
 		sb = kmalloc(BCH_SB_BYTES, GFP_KERNEL);
 		if (!sb) {
 			ti->error = "Cannot allocate superblock buffer";
 			return -ENOMEM;
 		}
-		r = dmb_read_sectors(bdev, BCH_SB_SECTOR, sb, BCH_SB_BYTES);
+		r = bch_sb_read(&dc->origin_meta.io, sb);
 		if (!r)
 			bch_origin_probe(sb, size, bdev_logical_block_size(bdev),
 					 &dc->origin_info);
@@ -254,6 +260,35 @@ static int parse_block_size(struct dmb_cache *dc)
 	return 0;
 }
 
+/*
+ * Once the cache is formatted, its superblock's block size is the
+ * target's: both devices must be able to do I/O in it, a backing origin's
+ * own block size must not be smaller (the mainline driver refuses to attach
+ * such a pair), and the target length must be a whole number of blocks.
+ */
+static int adopt_cache_block_size(struct dmb_cache *dc)
+{
+	struct dm_target *ti = dc->ti;
+	unsigned int lbs = max(bdev_logical_block_size(dc->cache_dev->bdev),
+			       bdev_logical_block_size(dc->origin_dev->bdev));
+
+	dc->block_size = dc->cache_sb.block_size;
+	if ((dc->block_size << SECTOR_SHIFT) < lbs) {
+		ti->error = "Cache block size smaller than a device's logical block size";
+		return -EINVAL;
+	}
+	if (dc->layout == BCH_LAYOUT_BACKING &&
+	    dc->origin_info.sb.block_size < dc->block_size) {
+		ti->error = "Origin superblock block size smaller than the cache's";
+		return -EINVAL;
+	}
+	if (ti->len & (dc->block_size - 1)) {
+		ti->error = "Target length is not a multiple of the cache block size";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
@@ -287,6 +322,12 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = parse_block_size(dc);
 	if (r)
 		goto bad;
+	r = dmb_cache_meta_open(dc);
+	if (r)
+		goto bad;
+	r = adopt_cache_block_size(dc);
+	if (r)
+		goto bad;
 
 	r = dmb_stats_init(&dc->stats);
 	if (r) {
@@ -310,6 +351,8 @@ void dmb_dtr(struct dm_target *ti)
 	if (!dc)
 		return;
 	dmb_stats_exit(&dc->stats);
+	dmb_meta_dev_exit(&dc->cache_meta);
+	dmb_meta_dev_exit(&dc->origin_meta);
 	if (dc->origin_dev)
 		dm_put_device(ti, dc->origin_dev);
 	if (dc->cache_dev)

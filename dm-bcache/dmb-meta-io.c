@@ -1,36 +1,87 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Synchronous metadata reads, for the constructor.  Only process context
- * may call these: they sleep until the I/O completes.
+ * Synchronous metadata I/O over dm-io, for the constructor and for the
+ * core's formatter and checker (struct bch_meta_io).  Buffers may be
+ * kmalloc'ed or vmalloc'ed (core buffers come from kvmalloc).  Only
+ * process context may call these: they sleep until the I/O completes.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
-#include <linux/highmem.h>
+#include <linux/dm-io.h>
+#include <linux/mm.h>
 
 #include "dmb-target.h"
 
-/* Read @len bytes (at most a page, a multiple of 512) at @sector. */
-int dmb_read_sectors(struct block_device *bdev, sector_t sector,
-		     void *buf, unsigned int len)
+static int meta_rw(struct dmb_meta_dev *m, blk_opf_t opf, u64 sector,
+		   void *buf, size_t len)
 {
-	struct page *page;
-	struct bio *bio;
+	struct dm_io_region where = {
+		.bdev = m->bdev,
+		.sector = sector,
+		.count = len >> SECTOR_SHIFT,
+	};
+	struct dm_io_request req = {
+		.bi_opf = opf | REQ_META | REQ_SYNC,
+		.notify.fn = NULL,
+		.client = m->client,
+	};
+	unsigned long error_bits = 0;
 	int r;
 
-	if (WARN_ON_ONCE(len > PAGE_SIZE || len & (SECTOR_SIZE - 1)))
+	if (WARN_ON_ONCE(len & (SECTOR_SIZE - 1)))
 		return -EINVAL;
-
-	page = alloc_page(GFP_KERNEL);
-	if (!page)
-		return -ENOMEM;
-	bio = bio_alloc(bdev, 1, REQ_OP_READ | REQ_META | REQ_SYNC, GFP_KERNEL);
-	bio->bi_iter.bi_sector = sector;
-	__bio_add_page(bio, page, len, 0);
-
-	r = submit_bio_wait(bio);
-	if (!r)
-		memcpy_from_page(buf, page, 0, len);
-	bio_put(bio);
-	__free_page(page);
+	if (is_vmalloc_addr(buf)) {
+		req.mem.type = DM_IO_VMA;
+		req.mem.ptr.vma = buf;
+	} else {
+		req.mem.type = DM_IO_KMEM;
+		req.mem.ptr.addr = buf;
+	}
+	r = dm_io(&req, 1, &where, &error_bits, IOPRIO_DEFAULT);
+	if (!r && error_bits)
+		r = -EIO;
 	return r;
+}
+
+static int meta_read(void *ctx, u64 sector, void *buf, size_t len)
+{
+	return meta_rw(ctx, REQ_OP_READ, sector, buf, len);
+}
+
+static int meta_write(void *ctx, u64 sector, const void *buf, size_t len)
+{
+	return meta_rw(ctx, REQ_OP_WRITE | REQ_FUA, sector, (void *)buf, len);
+}
+
+static int meta_flush(void *ctx)
+{
+	struct dmb_meta_dev *m = ctx;
+
+	return blkdev_issue_flush(m->bdev);
+}
+
+int dmb_meta_dev_init(struct dmb_meta_dev *m, struct block_device *bdev)
+{
+	m->client = dm_io_client_create();
+	if (IS_ERR(m->client)) {
+		int r = PTR_ERR(m->client);
+
+		m->client = NULL;
+		return r;
+	}
+	m->bdev = bdev;
+	m->io.ctx = m;
+	m->io.sectors = bdev_nr_sectors(bdev);
+	m->io.lbs = bdev_logical_block_size(bdev);
+	m->io.read = meta_read;
+	m->io.write = meta_write;
+	m->io.flush = meta_flush;
+	return 0;
+}
+
+void dmb_meta_dev_exit(struct dmb_meta_dev *m)
+{
+	if (m->client)
+		dm_io_client_destroy(m->client);
+	m->client = NULL;
 }

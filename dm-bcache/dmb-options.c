@@ -55,7 +55,7 @@ const struct dmb_opt_desc dmb_opts[DMB_NR_OPTS] = {
 	/* sectors; used when formatting the cache */
 	[DMB_OPT_BUCKET_SIZE] = {
 		.name = "bucket_size", .min = 8, .max = 32768, .def = 1024,
-		.pow2 = true, ERRORS("bucket_size"),
+		.pow2 = true, .supported = true, ERRORS("bucket_size"),
 	},
 	[DMB_OPT_REPLACEMENT] = {
 		.name = "replacement", NAMES(replacement_names),

@@ -17,8 +17,8 @@ static const char *const state_names[] = {
  * has the same table).  Fields a later version fills are 0 until then.
  *
  *  1 <block size>                 sectors
- *  2 <bucket size>                sectors; 0 while the cache is unformatted
- *  3 <used buckets>/<total buckets>
+ *  2 <bucket size>                sectors
+ *  3 <used buckets>/<total buckets>  used: holding metadata or live data
  *  4 <dirty sectors>
  *  5 <read hits>  6 <read misses>  7 <write hits>  8 <write misses>
  *  9 <bypassed reads> 10 <bypassed writes>       (I/O counts)
@@ -37,7 +37,9 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	unsigned int sz = 0;
 
 	dmb_stats_sum(&dc->stats, &c);
-	DMEMIT("%u %u %llu/%llu %llu ", dc->block_size, 0, 0ULL, 0ULL, 0ULL);
+	DMEMIT("%u %u %llu/%llu %llu ", dc->block_size,
+	       dc->cache_sb.bucket_size, dc->buckets_used,
+	       dc->cache_sb.nbuckets, 0ULL);
 	DMEMIT("%llu %llu %llu %llu ",
 	       c.c[DMB_READ_HIT], c.c[DMB_READ_MISS],
 	       c.c[DMB_WRITE_HIT], c.c[DMB_WRITE_MISS]);

@@ -21,6 +21,7 @@
 #include "dmb-options.h"
 #include "dmb-stats.h"
 #include "core/origin.h"
+#include "core/check.h"
 
 #define DM_MSG_PREFIX "bcache"
 
@@ -32,6 +33,13 @@ enum dmb_state {
 	DMB_STATE_RW,
 	DMB_STATE_RO,
 	DMB_STATE_FAIL,
+};
+
+/* A device the constructor reads and writes metadata on, over dm-io. */
+struct dmb_meta_dev {
+	struct dm_io_client *client;
+	struct block_device *bdev;
+	struct bch_meta_io io;
 };
 
 struct dmb_cache {
@@ -53,6 +61,13 @@ struct dmb_cache {
 	sector_t data_offset;		/* origin sector of target sector 0 */
 	unsigned int block_size;	/* sectors */
 
+	/* The cache device: its superblock and what ctr found on it. */
+	struct dmb_meta_dev cache_meta;
+	struct dmb_meta_dev origin_meta;
+	struct bch_sb cache_sb;
+	bool formatted;			/* this ctr formatted the cache */
+	u64 buckets_used;		/* metadata and live data, at ctr */
+
 	struct dmb_stats stats;
 };
 
@@ -70,7 +85,10 @@ int dmb_message(struct dm_target *ti, unsigned int argc, char **argv,
 		char *result, unsigned int maxlen);
 
 /* dmb-meta-io.c */
-int dmb_read_sectors(struct block_device *bdev, sector_t sector,
-		     void *buf, unsigned int len);
+int dmb_meta_dev_init(struct dmb_meta_dev *m, struct block_device *bdev);
+void dmb_meta_dev_exit(struct dmb_meta_dev *m);
+
+/* dmb-cache-meta.c */
+int dmb_cache_meta_open(struct dmb_cache *dc);
 
 #endif

@@ -14,7 +14,7 @@ for f in $files; do
 	case "$f" in
 	# Userspace-only: libc types and names are its whole purpose.
 	*/platform_user.h)
-		extra="--ignore NEW_TYPEDEFS,PREFER_KERNEL_TYPES,CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO" ;;
+		extra="--ignore NEW_TYPEDEFS,PREFER_KERNEL_TYPES,CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO,MACRO_ARG_REUSE" ;;
 	# The option table's helper macros take literals, which are safe to
 	# repeat.
 	*/dmb-options.c) extra="--ignore MACRO_ARG_REUSE" ;;

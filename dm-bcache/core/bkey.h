@@ -24,7 +24,7 @@
 #define BCH_KEY_MAX_INODE	0xfffffULL
 #define BCH_KEY_MAX_OFFSET	0x7fffffffffffffffULL
 #define BCH_KEY_MAX_SIZE	0xffffU
-#define BCH_KEY_LEGACY_BIT	(1ULL << 63)
+#define BCH_KEY_LEGACY_BIT	BIT_ULL(63)
 #define BCH_PTR_CHECK_DEV	4095
 #define BCH_MAX_CACHES		8
 #define BCH_GC_GEN_MAX		96	/* staleness the driver tolerates */

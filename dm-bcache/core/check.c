@@ -131,12 +131,12 @@ static int check_super(struct bch_chk *c)
 		bch_chk_damage(c, BCH_DMG_SUPERBLOCK,
 			       "superblock (sector 8): %s", err);
 	} else if (sb->kind != BCH_SB_KIND_CACHE) {
-		bch_chk_note(c, "superblock: version %llu is a backing device; it holds no other metadata",
+		bch_chk_note(c, "superblock: version %llu: a backing device, no other metadata",
 			     sb->version);
 	} else if (sb->version >= BCH_SB_VERSION_CDEV_WITH_FEATURES &&
 		   sb->feature_incompat &
 		   BCH_FEATURE_INCOMPAT_OBSO_LARGE_BUCKET) {
-		bch_chk_note(c, "superblock: obsolete large bucket layout; the mainline driver attaches it read-only");
+		bch_chk_note(c, "superblock: obsolete large buckets; mainline attaches read-only");
 	}
 	if (!err && c->ops && c->ops->sb)
 		c->ops->sb(c->ops->ctx, sb);
@@ -370,7 +370,7 @@ int bch_check(const struct bch_meta_io *io, const struct bch_check_opts *o,
 		goto out;
 	res->synchronous = res->sb.flags & BCH_CACHE_SYNC;
 	if (!res->synchronous) {
-		bch_chk_note(c, "superblock: not synchronous: no metadata yet; the set is created on first use");
+		bch_chk_note(c, "superblock: not synchronous: the set is created on first use");
 		goto out;
 	}
 	if (o->super_block_only || o->skip_journal)

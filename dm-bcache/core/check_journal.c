@@ -100,7 +100,7 @@ static int scan_bucket(struct bch_chk *c, struct jscan *s, u32 ring)
 		e.u64s = le32_to_cpu(j->keys);
 		e.valid = !err;
 		if (err) {
-			bch_chk_note(c, "journal bucket %llu (ring %u) block %u: %s (entry claims seq %llu)",
+			bch_chk_note(c, "journal bucket %llu (ring %u) block %u: %s (seq %llu?)",
 				     bucket, ring, e.block, err, e.seq);
 			e.tail = true;
 			return push(s, &e);

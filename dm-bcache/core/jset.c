@@ -14,7 +14,7 @@ static_assert(offsetof(struct bch_jset_disk, btree_root) == 104, "root");
 static_assert(offsetof(struct bch_jset_disk, btree_level) == 168, "level");
 static_assert(offsetof(struct bch_jset_disk, prio_bucket) == 176, "prio");
 
-const char bch_jset_no_entry[] = "bad magic";
+const char *const bch_jset_no_entry = "bad magic";
 
 u64 bch_jset_csum(const struct bch_jset_disk *j)
 {

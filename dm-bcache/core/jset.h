@@ -45,7 +45,7 @@ const char *bch_jset_validate(const struct bch_jset_disk *j, size_t avail,
 			      const struct bch_geom *g);
 
 /* The reason bch_jset_validate() gives for "no entry here". */
-extern const char bch_jset_no_entry[];
+extern const char *const bch_jset_no_entry;
 #define BCH_JSET_NO_ENTRY bch_jset_no_entry
 
 #endif

@@ -36,6 +36,7 @@ typedef long long s64;
 #define cpu_to_le32(x) htole32(x)
 #define cpu_to_le64(x) ((__le64)htole64(x))
 
+#define BIT_ULL(n) (1ULL << (n))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define __packed __attribute__((packed))
 
