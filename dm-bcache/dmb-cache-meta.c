@@ -21,6 +21,7 @@ static const char *const damage_errors[BCH_NR_DAMAGE] = {
 	[BCH_DMG_SUPERBLOCK] = "Cache superblock invalid",
 	[BCH_DMG_JOURNAL_EMPTY] = "Cache journal has no valid entry",
 	[BCH_DMG_JOURNAL_ENTRY] = "Cache journal entry damaged",
+	[BCH_DMG_JOURNAL_TAIL] = NULL,	/* a torn write: tolerated */
 	[BCH_DMG_JOURNAL_SEQ] = "Cache journal sequence broken",
 	[BCH_DMG_JOURNAL_KEY] = "Cache journal holds an invalid key",
 	[BCH_DMG_PRIO] = "Cache prio buckets damaged",
@@ -41,10 +42,20 @@ struct findings {
 	int first;			/* class of the first finding, or -1 */
 };
 
+/*
+ * Every finding refuses the cache except a damaged newest journal entry:
+ * after a crash that is a torn write, which recovery ignores, as the
+ * mainline driver does.
+ */
 static void on_finding(void *ctx, enum bch_damage cls, const char *msg)
 {
 	struct findings *f = ctx;
 
+	if (!damage_errors[cls]) {
+		DMWARN("cache %s: %s: %s; ignored", f->dc->cache_dev->name,
+		       bch_damage_names[cls], msg);
+		return;
+	}
 	if (f->first < 0)
 		f->first = cls;
 	if (f->logged++ < DMB_MAX_LOGGED)
@@ -114,20 +125,35 @@ static int format_cache(struct dmb_cache *dc, void *area)
 
 static int check_cache(struct dmb_cache *dc);
 
-/* The table's geometry, where given, must match the superblock's. */
+/*
+ * The table against an existing superblock, before anything is written:
+ * bucket_size, where given, must match; the target's block size (its
+ * logical block size) may be larger than the cache's block size but not
+ * smaller, as the mainline driver refuses a backing device whose block
+ * size is smaller than its cache's.  Without block_size or a backing
+ * superblock, the target takes the cache's block size if it is larger.
+ */
 static int match_geometry(struct dmb_cache *dc)
 {
 	struct dm_target *ti = dc->ti;
 	struct bch_sb *sb = &dc->cache_sb;
+	bool given = dmb_opt_given(dc, DMB_OPT_BLOCK_SIZE);
+	bool backing = dc->layout == BCH_LAYOUT_BACKING;
 
 	if (dmb_opt_given(dc, DMB_OPT_BUCKET_SIZE) &&
 	    dc->opt_val[DMB_OPT_BUCKET_SIZE] != sb->bucket_size) {
 		ti->error = "bucket_size differs from the cache superblock's";
 		return -EINVAL;
 	}
-	if (dmb_opt_given(dc, DMB_OPT_BLOCK_SIZE) &&
-	    dc->opt_val[DMB_OPT_BLOCK_SIZE] != sb->block_size) {
-		ti->error = "block_size differs from the cache superblock's";
+	if (!given && !backing)
+		dc->block_size = max(dc->block_size, sb->block_size);
+	if (dc->block_size < sb->block_size) {
+		ti->error = given ? "block_size smaller than the cache's block size" :
+			"Origin superblock block size smaller than the cache's";
+		return -EINVAL;
+	}
+	if (ti->len & (dc->block_size - 1)) {
+		ti->error = "Target length is not a multiple of block_size";
 		return -EINVAL;
 	}
 	return 0;

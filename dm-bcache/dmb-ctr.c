@@ -260,35 +260,6 @@ static int parse_block_size(struct dmb_cache *dc)
 	return 0;
 }
 
-/*
- * Once the cache is formatted, its superblock's block size is the
- * target's: both devices must be able to do I/O in it, a backing origin's
- * own block size must not be smaller (the mainline driver refuses to attach
- * such a pair), and the target length must be a whole number of blocks.
- */
-static int adopt_cache_block_size(struct dmb_cache *dc)
-{
-	struct dm_target *ti = dc->ti;
-	unsigned int lbs = max(bdev_logical_block_size(dc->cache_dev->bdev),
-			       bdev_logical_block_size(dc->origin_dev->bdev));
-
-	dc->block_size = dc->cache_sb.block_size;
-	if ((dc->block_size << SECTOR_SHIFT) < lbs) {
-		ti->error = "Cache block size smaller than a device's logical block size";
-		return -EINVAL;
-	}
-	if (dc->layout == BCH_LAYOUT_BACKING &&
-	    dc->origin_info.sb.block_size < dc->block_size) {
-		ti->error = "Origin superblock block size smaller than the cache's";
-		return -EINVAL;
-	}
-	if (ti->len & (dc->block_size - 1)) {
-		ti->error = "Target length is not a multiple of the cache block size";
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
@@ -323,9 +294,6 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad;
 	r = dmb_cache_meta_open(dc);
-	if (r)
-		goto bad;
-	r = adopt_cache_block_size(dc);
 	if (r)
 		goto bad;
 

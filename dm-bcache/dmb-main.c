@@ -7,7 +7,7 @@
  * parsed in dmb-ctr.c, status in dmb-status.c, messages in dmb-message.c,
  * and the on-disk format lives in core/, shared with the userspace tools.
  *
- * Version 1.0.0 maps every bio to the origin (at the data offset when the
+ * Version 1.1.0 maps every bio to the origin (at the data offset when the
  * origin carries a bcache backing superblock) and counts it as a bypass;
  * the cache device is opened and validated but not yet used for data.
  */
@@ -70,7 +70,7 @@ static void dmb_io_hints(struct dm_target *ti, struct queue_limits *limits)
  * Suspend and resume.  dm calls presuspend before waiting for in-flight
  * I/O, postsuspend once it has drained, and resume before new I/O is let
  * in.  The passthrough data path keeps no state that must reach disk, so
- * 1.0.0 only logs the transitions; the caching versions stop writeback in
+ * 1.1.0 only logs the transitions; the caching versions stop writeback in
  * presuspend, commit the index in postsuspend and restart writeback in
  * resume.
  */
@@ -96,7 +96,7 @@ static void dmb_resume(struct dm_target *ti)
 
 static struct target_type dmb_target = {
 	.name = "bcache",
-	.version = { 1, 0, 0 },
+	.version = { 1, 1, 0 },
 	.module = THIS_MODULE,
 	.ctr = dmb_ctr,
 	.dtr = dmb_dtr,

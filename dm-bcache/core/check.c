@@ -11,6 +11,7 @@ const char * const bch_damage_names[BCH_NR_DAMAGE] = {
 	[BCH_DMG_SUPERBLOCK]		= "superblock",
 	[BCH_DMG_JOURNAL_EMPTY]		= "journal-empty",
 	[BCH_DMG_JOURNAL_ENTRY]		= "journal-entry",
+	[BCH_DMG_JOURNAL_TAIL]		= "journal-tail",
 	[BCH_DMG_JOURNAL_SEQ]		= "journal-seq",
 	[BCH_DMG_JOURNAL_KEY]		= "journal-key",
 	[BCH_DMG_PRIO]			= "prio",
@@ -74,7 +75,7 @@ void bch_chk_adopt_gen(struct bch_chk *c, u64 ptr)
 {
 	u64 b = bch_ptr_bucket(&c->g, ptr);
 
-	if (bch_ptr_dev(ptr) >= BCH_MAX_CACHES || b >= c->g.kg.nbuckets)
+	if (bch_ptr_dev(ptr) != c->g.nr_this_dev || b >= c->g.kg.nbuckets)
 		return;
 	if (bch_gen_lag(c->gens[b], bch_ptr_gen(ptr)) > 128)
 		c->gens[b] = bch_ptr_gen(ptr);
@@ -101,6 +102,8 @@ static const char * const owner_names[] = {
 static bool claim_meta(struct bch_chk *c, u64 bucket, enum bch_owner who,
 		       enum bch_damage cls)
 {
+	if (bucket >= c->g.kg.nbuckets)
+		return false;	/* callers have reported it */
 	if (c->owner[bucket] != BCH_OWN_NONE) {
 		bch_chk_damage(c, cls,
 			       "%s: bucket %llu already holds the %s, expected a free bucket",
@@ -217,6 +220,8 @@ static int check_uuids(struct bch_chk *c)
 
 	bch_key_decode(c->newest.uuid_bucket, BCH_BKEY_PAD_U64S, &k);
 	err = bch_btree_ptr_invalid(&k, &g->kg);
+	if (!err && bch_ptr_dev(k.ptr[0]) != g->nr_this_dev)
+		err = "bad, pointer to another device";
 	if (err) {
 		bch_chk_damage(c, BCH_DMG_UUID, "uuid pointer in journal seq %llu: %s",
 			       c->res->newest_seq, err);

@@ -23,6 +23,7 @@ enum bch_damage {
 	BCH_DMG_SUPERBLOCK,
 	BCH_DMG_JOURNAL_EMPTY,
 	BCH_DMG_JOURNAL_ENTRY,
+	BCH_DMG_JOURNAL_TAIL,		/* the newest entry is torn or damaged */
 	BCH_DMG_JOURNAL_SEQ,
 	BCH_DMG_JOURNAL_KEY,
 	BCH_DMG_PRIO,

@@ -36,7 +36,7 @@ static void claim(struct bch_chk *c, u64 ptr, u8 kind, bool dirty)
 	struct bch_bucket_use *u;
 	u8 gen = bch_ptr_gen(ptr);
 
-	if (bch_ptr_dev(ptr) >= BCH_MAX_CACHES || b >= c->g.kg.nbuckets)
+	if (bch_ptr_dev(ptr) != c->g.nr_this_dev || b >= c->g.kg.nbuckets)
 		return;
 	u = &c->use[b];
 	if (kind == BCH_USE_BTREE) {
@@ -59,7 +59,8 @@ static void claim(struct bch_chk *c, u64 ptr, u8 kind, bool dirty)
 
 static bool live_ptr(struct bch_chk *c, const struct bch_key *k)
 {
-	return bch_key_ptrs(k) && bch_ptr_dev(k->ptr[0]) < BCH_MAX_CACHES &&
+	/* A one-device set: pointers to any other device are unavailable. */
+	return bch_key_ptrs(k) && bch_ptr_dev(k->ptr[0]) == c->g.nr_this_dev &&
 	       !bch_chk_ptr_stale(c, k->ptr[0]);
 }
 
@@ -331,6 +332,8 @@ int bch_chk_btree(struct bch_chk *c)
 	bch_key_decode(c->newest.btree_root, BCH_BKEY_PAD_U64S, &root);
 	bch_key_to_text(kt, sizeof(kt), &root);
 	err = bch_btree_ptr_invalid(&root, &c->g.kg);
+	if (!err && bch_ptr_dev(root.ptr[0]) != c->g.nr_this_dev)
+		err = "bad, pointer to another device";
 	if (err) {
 		bch_chk_damage(c, BCH_DMG_ROOT,
 			       "btree root in journal seq %llu (%s): %s",

@@ -10,8 +10,11 @@
  *    range and refuses a gap;
  *  - an entry that has the set's magic but fails its size or checksum
  *    test is damage when it claims a seq inside the replay range that no
- *    valid entry supplies.  Elsewhere it is a note: a torn write of the
- *    newest entry is what a crash leaves, and the driver ignores it;
+ *    valid entry supplies.  One claiming a seq past the newest is class
+ *    journal-tail: a torn write of the newest entry, which is what a crash
+ *    leaves and what the driver ignores, looks exactly like a damaged one,
+ *    so it is reported, and the target's constructor tolerates it.  Below
+ *    the replay range it is a note: an old entry nobody reads;
  *  - every key of every entry in the replay range must be a valid extent.
  */
 #include "check_priv.h"
@@ -209,6 +212,11 @@ static int check_sequence(struct bch_chk *c, struct jscan *s)
 					       "journal bucket %llu block %u: entry seq %llu in the replay range %llu-%llu is damaged (bad csum or size)",
 					       res->sb.d[e->ring], e->block,
 					       e->seq, last, newest);
+			else if (e->seq > newest)
+				bch_chk_damage(c, BCH_DMG_JOURNAL_TAIL,
+					       "journal bucket %llu block %u: entry claiming seq %llu after the newest valid one (%llu) fails its checksum: a torn write or damage",
+					       res->sb.d[e->ring], e->block,
+					       e->seq, newest);
 			continue;
 		}
 		if (e->seq < last || dup)

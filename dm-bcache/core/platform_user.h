@@ -51,7 +51,8 @@ typedef long long s64;
 static inline void bch_sort(void *base, size_t n, size_t size,
 			    int (*cmp)(const void *, const void *))
 {
-	qsort(base, n, size, cmp);
+	if (n)		/* qsort() must not see a NULL base, even for 0 */
+		qsort(base, n, size, cmp);
 }
 
 static inline void *bch_zalloc(size_t size)

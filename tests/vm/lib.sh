@@ -1,13 +1,15 @@
 # Helpers sourced by every VM test (tests/vm/tests/*.sh).
 #
 # Devices: $CACHE_DEV plays the SSD, $ORIGIN_DEV the origin, $DATA_DEV is
-# 64 MiB of random bytes made by the host.  Each test starts with no dm
+# 64 MiB of random bytes made by the host, $EXPORT_DEV is where a test
+# leaves an image for the host's tests (build/vm/KVER/export.img).  Each test starts with no dm
 # devices and must leave none behind.
 set -eu -o pipefail
 
 CACHE_DEV=/dev/vda
 ORIGIN_DEV=/dev/vdb
 DATA_DEV=/dev/vdc
+EXPORT_DEV=/dev/vdd	# 256 MiB the host reads after the run
 CACHE_MM=$(stat -L -c '%t:%T' $CACHE_DEV | { IFS=: read -r a b; echo "$((16#$a)):$((16#$b))"; })
 ORIGIN_MM=$(stat -L -c '%t:%T' $ORIGIN_DEV | { IFS=: read -r a b; echo "$((16#$a)):$((16#$b))"; })
 
@@ -59,3 +61,58 @@ expect_eq() {	# expect_eq WHAT GOT WANT
 
 # The last dmesg line naming bcache, for checking ctr error strings.
 last_dm_error() { dmesg | grep -E 'bcache' | tail -n 1; }
+
+# Create a target on cache @dev with origin_layout raw (so the origin's own
+# superblock does not matter) and expect the constructor to refuse it with
+# @want, writing nothing to the first 4 MiB of the cache.
+refused_cache() {	# refused_cache DEV WANT
+	local len=$((64 * 2048))
+	# cmp, not sha256sum: hashing is slow under TCG, copying is not.
+	dd if=$CACHE_DEV of=/tmp/cache-head bs=1M count=4 iflag=direct status=none
+	if dmsetup create dmbdmg --table "0 $len bcache $1 $ORIGIN_DEV 2 origin_layout raw" 2>/dev/null; then
+		dmsetup remove dmbdmg
+		fail "$cls: damaged cache accepted"
+	fi
+	last_dm_error | grep -qF "bcache: $2 (" ||
+		fail "$cls: want '$2', got '$(last_dm_error)'"
+	dd if=$CACHE_DEV bs=1M count=4 iflag=direct status=none |
+		cmp - /tmp/cache-head >/dev/null ||
+		fail "$cls: the refused constructor wrote to the cache"
+}
+
+# For every class in /tests/damage-classes.txt: run @restore to put a
+# sound cache on $CACHE_DEV, apply the damage with bcache_damage, expect
+# bcache_check to name the class, and the constructor to refuse the cache
+# (a damaged newest journal entry, class journal-tail, is accepted with a
+# warning: it is what a torn write leaves).  "truncate" is a dm-linear
+# half of the cache.
+damage_all() {	# damage_all RESTORE
+	local restore=$1 n=0 cls classes err out
+	while IFS='|' read -r cls classes err; do
+		case "$cls" in '#'*|'') continue ;; esac
+		$restore
+		if [ "$cls" = truncate ]; then
+			dmsetup create half --table "0 $(($(sectors $CACHE_DEV) / 2)) linear $CACHE_DEV 0"
+			refused_cache /dev/mapper/half "$err"
+			dmsetup remove half
+			n=$((n + 1))
+			continue
+		fi
+		bcache_damage "$cls" $CACHE_DEV >/dev/null || fail "$cls: bcache_damage failed"
+		out=$(bcache_check $CACHE_DEV) && fail "$cls: bcache_check found nothing"
+		echo "$out" | grep -Eq "^damage: (${classes//,/|}):" ||
+			fail "$cls: bcache_check said: $out"
+		if echo "$out" | grep -q '^damage: journal-tail:'; then
+			dmesg -c >/dev/null
+			dmsetup create dmbdmg --table "0 $((64 * 2048)) bcache $CACHE_DEV $ORIGIN_DEV 2 origin_layout raw" ||
+				fail "$cls: a torn journal tail was refused: $(last_dm_error)"
+			dmsetup remove dmbdmg
+			dmesg | grep -q 'journal-tail: .*ignored' || fail "$cls: no warning logged"
+		else
+			refused_cache $CACHE_DEV "$err"
+		fi
+		n=$((n + 1))
+	done </tests/damage-classes.txt
+	log "$n damage classes checked"
+	[ "$n" -ge 16 ] || fail "only $n damage classes ran"
+}

@@ -33,11 +33,13 @@ bash "$top/tests/vm/mkinitramfs.sh" "$kver" \
 
 # The disks every test may use: vda plays the SSD, vdb the origin, vdc
 # holds 64 MiB of random data made here (random numbers and hashing are
-# slow under TCG; copying and comparing are not).
+# slow under TCG; copying and comparing are not), vdd is where a test
+# leaves an image for the host (kept as export-SUITE.img).
 rm -f "$work"/disk*.img
 truncate -s 256M "$work/disk0.img"
 truncate -s 512M "$work/disk1.img"
 head -c 64M /dev/urandom >"$work/disk2.img"
+truncate -s 256M "$work/disk3.img"
 
 list=$(IFS=,; echo "${tests[*]}")
 echo "vm: booting $kver for suite $suite: ${tests[*]}"
@@ -49,8 +51,10 @@ timeout -s KILL "$vm_timeout" qemu-system-x86_64 -accel tcg -cpu max \
 	-drive file="$work/disk0.img",if=virtio,format=raw,cache=none,aio=threads,discard=unmap \
 	-drive file="$work/disk1.img",if=virtio,format=raw,cache=none,aio=threads,discard=unmap \
 	-drive file="$work/disk2.img",if=virtio,format=raw,cache=none,aio=threads,readonly=on \
+	-drive file="$work/disk3.img",if=virtio,format=raw,cache=none,aio=threads \
 	</dev/null >"$log" 2>&1
 qrc=$?
+mv "$work/disk3.img" "$work/export-$suite.img"
 echo "vm: $kver finished in $(($(date +%s) - start))s (qemu exit $qrc)"
 
 killed=

@@ -14,10 +14,14 @@ dmsetup create small --table "0 2048 linear $O 600000"	# 1 MiB origin
 dmsetup create csb --table "0 262144 linear $O 700000"	# holds a cache sb
 dmsetup create bsb --table "0 262144 linear $O 450000"	# damaged backing sb
 dmsetup create b4k --table "0 262144 linear $O 180000"	# 4 KiB-block backing sb
+dmsetup create bsbok --table "0 40960 linear $O 1000000"	# valid backing sb
+dmsetup create c4k --table "0 40960 linear $O 50000"	# 4 KiB-block cache sb
 make-bcache -C -b 64k /dev/mapper/csb >/dev/null
 make-bcache -B /dev/mapper/bsb >/dev/null
 printf 'X' | dd of=/dev/mapper/bsb bs=1 seek=$((4096 + 72)) conv=notrunc,fsync status=none
 make-bcache -B -w 4k /dev/mapper/b4k >/dev/null
+make-bcache -B /dev/mapper/bsbok >/dev/null
+make-bcache -C -w 4k -b 8k /dev/mapper/c4k >/dev/null
 
 sum_c=$(sum_sectors $C 0 2048)
 sum_o=$(sum_sectors $O 0 2048)
@@ -105,7 +109,6 @@ bad "Option block_size given more than once" $C $O 4 block_size 1 block_size 2
 bad "Cache mode is not supported yet" $C $O 1 writeback
 bad "Cache mode is not supported yet" $C $O 1 writearound
 bad "Cache mode is not supported yet" $C $O 3 origin_layout raw writeback
-bad "Option bucket_size is not supported yet" $C $O 2 bucket_size 1024
 bad "Option replacement is not supported yet" $C $O 2 replacement fifo
 bad "Option discard is not supported yet" $C $O 2 discard on
 bad "Option sequential_cutoff is not supported yet" $C $O 2 sequential_cutoff 8192
@@ -115,6 +118,18 @@ bad "Option readahead is not supported yet" $C $O 2 readahead 0
 bad "Option writeback_percent is not supported yet" $C $O 2 writeback_percent 10
 bad "Option writeback_delay is not supported yet" $C $O 2 writeback_delay 30
 bad "Option writeback_rate_minimum is not supported yet" $C $O 2 writeback_rate_minimum 8
+
+# --- the cache's superblock ---------------------------------------------------
+# Earlier tests left $C formatted with 1-sector blocks and 512-sector buckets.
+bad "bucket_size differs from the cache superblock's" $C $O 2 bucket_size 1024
+bad "block_size smaller than the cache's block size" /dev/mapper/c4k $O 2 block_size 1
+len=$((16 * 2048))	# bsbok is a 20 MiB origin
+bad "Origin superblock block size smaller than the cache's" /dev/mapper/c4k /dev/mapper/bsbok 0
+len=$((64 * 2048))
+bad "Cache device has a bcache backing superblock" /dev/mapper/bsbok $O 0
+bad "Bad checksum" /dev/mapper/bsb $O 0
+# null_blk reads zeros (so it would be formatted) and discards writes.
+bad "Cache device too small for 1024 buckets of bucket_size" /dev/nullb0 $O 2 bucket_size 32768
 
 # --- devices ----------------------------------------------------------------
 echo data >/tmp/regular-file

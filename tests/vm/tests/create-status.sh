@@ -3,6 +3,7 @@
 . /tests/lib.sh
 load_module
 wipe_head $ORIGIN_DEV
+wipe_head $CACHE_DEV	# all zero: the first create formats it
 len=$((256 * 2048))
 
 for i in 1 2 3; do
@@ -19,8 +20,10 @@ set -- $st
 expect_eq "field count" "$#" 23
 expect_eq "target" "$3" bcache
 expect_eq "block size" "$4" 1
-expect_eq "bucket size" "$5" 0
-expect_eq "buckets" "$6" 0/0
+# 256 MiB: 512 KiB buckets halved to 256 KiB (512 sectors) for 1024 buckets.
+# Used: bucket 0 (superblock), 8 journal, 1 prio, 1 UUID table, 1 root.
+expect_eq "bucket size" "$5" 512
+expect_eq "buckets" "$6" 12/1024
 expect_eq "dirty" "$7" 0
 expect_eq "cache mode" "${15}" writethrough
 expect_eq "state" "${16}" rw
@@ -44,7 +47,7 @@ mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
 m=/sys/kernel/security/ima/ascii_runtime_measurements
 ima=$(grep dm_table_load $m | tail -n 1 | awk '{ print $NF }' | xxd -r -p | tr -d '\0')
 log "ima: $ima"
-echo "$ima" | grep -q "target_name=bcache,target_version=1\.0\.0,cache_dev=$CACHE_MM,origin_dev=$ORIGIN_MM,cache_mode=writethrough,state=rw,origin_layout=raw,data_offset=0,block_size=1;" ||
+echo "$ima" | grep -q "target_name=bcache,target_version=1\.1\.0,cache_dev=$CACHE_MM,origin_dev=$ORIGIN_MM,cache_mode=writethrough,state=rw,origin_layout=raw,data_offset=0,block_size=1;" ||
 	fail "IMA measurement lacks the bcache status"
 dmsetup remove dmb
 

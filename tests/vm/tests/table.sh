@@ -7,8 +7,9 @@ wipe_head $ORIGIN_DEV
 len=$((128 * 2048))
 prefix="0 $len bcache $CACHE_MM $ORIGIN_MM"
 
-roundtrip() {
+roundtrip() {	# each option set formats the cache afresh
 	local args=$1 got
+	wipe_head $CACHE_DEV
 	dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV $args"
 	got=$(dmsetup table dmb)
 	expect_eq "table for '$args'" "$got" "$prefix $args"
@@ -30,8 +31,11 @@ roundtrip "3 origin_layout raw passthrough"
 roundtrip "4 block_size 8 origin_layout auto"
 roundtrip "5 origin_layout raw writethrough block_size 4"
 roundtrip "5 block_size 2 passthrough origin_layout auto"
+roundtrip "2 bucket_size 256"
+roundtrip "4 bucket_size 64 block_size 8"
 
 # Mode change by message: the table shows the mode now in force.
+wipe_head $CACHE_DEV
 dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 2 origin_layout raw"
 dmsetup message dmb 0 cache_mode passthrough
 expect_eq "appended mode" "$(dmsetup table dmb)" "$prefix 3 origin_layout raw passthrough"

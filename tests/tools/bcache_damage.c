@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bcache_damage: the damage generator for the checker's tests.  Applies
+ * one class of damage to a cache image (always a copy: it writes in
+ * place) and says what it did.  It finds the structures with the core's
+ * own walker, and where a class needs metadata that still verifies (a bad
+ * seq, a stale gen, overlapping keys) it recomputes the checksums with the
+ * core's functions, so only the intended inconsistency remains.
+ *
+ *   bcache_damage CLASS IMAGE      (bcache_damage --list for the classes)
+ *
+ * Exit codes: 0 damaged, 1 the image lacks what the class needs, 2 error.
+ */
+#include <unistd.h>
+
+#include "crc64.h"
+#include "check.h"
+#include "devio.h"
+
+#define PROG "bcache_damage"
+
+struct found {
+	struct bch_sb sb;
+	struct bch_geom g;
+	bool have_jset;
+	u64 jset_sector;	/* newest valid journal entry */
+	u64 jset_seq;
+	u32 jset_bytes;
+	struct bch_key root;	/* as the newest entry names it */
+	u64 prio_bucket[64];	/* the chain, in order */
+	u64 prio_first[64];
+	u32 nr_prio;
+	bool have_leaf;
+	struct bch_key leaf;	/* the first leaf node's key */
+	u32 leaf_written, leaf_blocks;
+	u64 leaf_seq;
+	bool in_leaf;
+};
+
+static void on_sb(void *ctx, const struct bch_sb *sb)
+{
+	struct found *f = ctx;
+
+	f->sb = *sb;
+	if (sb->kind == BCH_SB_KIND_CACHE)
+		bch_geom_init(&f->g, sb);
+}
+
+static void on_jset(void *ctx, const struct bch_jset_disk *j, u32 ring,
+		    u64 bucket, u32 block, bool in_replay)
+{
+	struct found *f = ctx;
+
+	(void)ring;
+	if (in_replay || (f->have_jset && le64_to_cpu(j->seq) <= f->jset_seq))
+		return;
+	f->have_jset = true;
+	f->jset_seq = le64_to_cpu(j->seq);
+	f->jset_sector = bch_bucket_sector(&f->g, bucket) +
+			 (u64)block * f->g.block_sectors;
+	f->jset_bytes = bch_jset_bytes(j);
+	bch_key_decode(j->btree_root, BCH_BKEY_PAD_U64S, &f->root);
+}
+
+static void on_prio(void *ctx, u64 bucket, u64 first, u32 count,
+		    const struct bch_prio_set_disk *p)
+{
+	struct found *f = ctx;
+
+	(void)count;
+	(void)p;
+	if (f->nr_prio < ARRAY_SIZE(f->prio_bucket)) {
+		f->prio_bucket[f->nr_prio] = bucket;
+		f->prio_first[f->nr_prio++] = first;
+	}
+}
+
+static void on_node(void *ctx, const struct bch_key *k, u32 level)
+{
+	struct found *f = ctx;
+
+	f->in_leaf = !level && !f->have_leaf;
+	if (f->in_leaf)
+		f->leaf = *k;
+}
+
+static void on_node_end(void *ctx, const struct bch_node_info *info)
+{
+	struct found *f = ctx;
+
+	if (!f->in_leaf)
+		return;
+	f->have_leaf = true;
+	f->in_leaf = false;
+	f->leaf_written = info->written;
+	f->leaf_blocks = info->blocks;
+	f->leaf_seq = info->seq;
+}
+
+static struct bch_dev dev;
+static struct found f;
+
+static int rd(u64 sector, void *buf, size_t len)
+{
+	return dev.io.read(dev.io.ctx, sector, buf, len);
+}
+
+static int wr(u64 sector, const void *buf, size_t len)
+{
+	return dev.io.write(dev.io.ctx, sector, buf, len);
+}
+
+/* Flip one bit of the byte at @byte from @sector. */
+static int flip(u64 sector, u32 byte)
+{
+	u8 buf[512];
+	u64 s = sector + byte / 512;
+
+	if (rd(s, buf, 512))
+		return 2;
+	buf[byte % 512] ^= 0x10;
+	return wr(s, buf, 512) ? 2 : 0;
+}
+
+static int need(bool have, const char *what)
+{
+	if (!have)
+		fprintf(stderr, PROG ": the image has no %s\n", what);
+	return have ? 0 : 1;
+}
+
+/* Rewrite the newest journal entry through @edit, checksum recomputed. */
+static int edit_jset(void (*edit)(struct bch_jset_disk *j))
+{
+	size_t bytes = DIV_ROUND_UP(f.jset_bytes, 512) * 512;
+	struct bch_jset_disk *j = calloc(1, bytes);
+	int r = 2;
+
+	if (j && !rd(f.jset_sector, j, bytes)) {
+		edit(j);
+		j->csum = cpu_to_le64(bch_jset_csum(j));
+		r = wr(f.jset_sector, j, bytes) ? 2 : 0;
+	}
+	free(j);
+	return r;
+}
+
+static void jset_seq_jump(struct bch_jset_disk *j)
+{
+	j->seq = cpu_to_le64(le64_to_cpu(j->seq) + 5);
+}
+
+static void jset_uuid_far(struct bch_jset_disk *j)
+{
+	struct bch_key k;
+
+	bch_key_decode(j->uuid_bucket, BCH_BKEY_PAD_U64S, &k);
+	k.ptr[0] = bch_make_ptr(0, bch_bucket_sector(&f.g, f.g.kg.nbuckets + 3),
+				bch_ptr_gen(k.ptr[0]));
+	bch_key_encode(&k, j->uuid_bucket);
+}
+
+/* Rewrite prio bucket @n of the chain through @edit, csum recomputed. */
+static int edit_prio(u32 n, void (*edit)(struct bch_prio_set_disk *p, u32 n))
+{
+	u64 sector = bch_bucket_sector(&f.g, f.prio_bucket[n]);
+	struct bch_prio_set_disk *p = calloc(1, f.g.meta_bucket_bytes);
+	int r = 2;
+
+	if (p && !rd(sector, p, f.g.meta_bucket_bytes)) {
+		edit(p, n);
+		p->csum = cpu_to_le64(bch_prio_csum(p, &f.g));
+		r = wr(sector, p, f.g.meta_bucket_bytes) ? 2 : 0;
+	}
+	free(p);
+	return r;
+}
+
+static void prio_magic(struct bch_prio_set_disk *p, u32 n)
+{
+	(void)n;
+	p->magic ^= cpu_to_le64(1);
+}
+
+static u64 stale_bucket;
+
+static void prio_bump_gen(struct bch_prio_set_disk *p, u32 n)
+{
+	struct bch_prio_entry e;
+	u32 i = stale_bucket - f.prio_first[n];
+
+	bch_prio_get(p, i, &e);
+	e.gen++;
+	bch_prio_put(p, i, &e);
+}
+
+static int stale_gen(void)
+{
+	u32 n;
+
+	if (need(f.have_jset && f.nr_prio, "journal entry or prio chain"))
+		return 1;
+	/* The root's bucket: the root pointer becomes stale. */
+	stale_bucket = bch_ptr_bucket(&f.g, f.root.ptr[0]);
+	for (n = f.nr_prio; n-- > 0;)
+		if (f.prio_first[n] <= stale_bucket)
+			break;
+	return edit_prio(n, prio_bump_gen);
+}
+
+/* Rewrite the first leaf's first bset through @edit, csum recomputed. */
+static int edit_node(void (*edit)(struct bch_bset_disk *b))
+{
+	size_t bytes = (size_t)f.g.btree_sectors * 512;
+	u64 sector = bch_ptr_offset(f.leaf.ptr[0]);
+	struct bch_bset_disk *b = calloc(1, bytes);
+	int r = 2;
+
+	if (b && !rd(sector, b, bytes)) {
+		edit(b);
+		b->csum = cpu_to_le64(bch_bset_csum(b, f.leaf.ptr[0]));
+		r = wr(sector, b, bytes) ? 2 : 0;
+	}
+	free(b);
+	return r;
+}
+
+static void node_magic(struct bch_bset_disk *b)
+{
+	b->magic ^= cpu_to_le64(1);
+}
+
+/*
+ * Append a bset with @nr crafted extents to the first leaf, as the driver
+ * would append one: same seq, set magic, pointer-seeded checksum.
+ */
+static int append_keys(const struct bch_key *keys, unsigned int nr)
+{
+	size_t block = (size_t)f.g.block_sectors * 512;
+	size_t bytes = DIV_ROUND_UP(sizeof(struct bch_bset_disk) +
+				    nr * BCH_KEY_MAX_U64S * 8, block) * block;
+	struct bch_bset_disk *b;
+	unsigned int i, at = 0;
+	int r;
+
+	if (need(f.have_leaf, "btree leaf"))
+		return 1;
+	if (f.leaf_written + bytes / block > f.leaf_blocks) {
+		fprintf(stderr, PROG ": the first leaf is full\n");
+		return 1;
+	}
+	b = calloc(1, bytes);
+	if (!b)
+		return 2;
+	b->magic = cpu_to_le64(f.g.bset_magic);
+	b->seq = cpu_to_le64(f.leaf_seq);
+	b->version = cpu_to_le32(1);
+	for (i = 0; i < nr; i++)
+		at += bch_key_encode(&keys[i], b->d + at);
+	b->keys = cpu_to_le32(at);
+	b->csum = cpu_to_le64(bch_bset_csum(b, f.leaf.ptr[0]));
+	r = wr(bch_ptr_offset(f.leaf.ptr[0]) +
+	       (u64)f.leaf_written * f.g.block_sectors, b, bytes) ? 2 : 0;
+	free(b);
+	return r;
+}
+
+/* An extent of @len sectors ending at @end, data in bucket @bucket. */
+static void extent(struct bch_key *k, u64 end, u32 len, u64 bucket, u32 off)
+{
+	bch_key_init(k, 0, end, len, false);
+	bch_key_add_ptr(k, bch_make_ptr(0, bch_bucket_sector(&f.g, bucket) +
+					off, 0));
+}
+
+static int keys_case(const char *cls)
+{
+	u64 last = f.g.kg.nbuckets - 1;
+	struct bch_key k[2];
+
+	if (!strcmp(cls, "key-range")) {
+		extent(&k[0], 8, 8, f.g.kg.nbuckets + 10, 0);
+		return append_keys(k, 1);
+	}
+	if (!strcmp(cls, "key-overlap")) {
+		extent(&k[0], 8, 8, last, 0);
+		extent(&k[1], 12, 8, last, 8);
+		return append_keys(k, 2);
+	}
+	extent(&k[0], 16, 8, last, 0);		/* key-order */
+	extent(&k[1], 8, 8, last, 8);
+	return append_keys(k, 2);
+}
+
+static const char * const classes[] = {
+	"sb-bitflip", "sb-magic", "sb-csum", "truncate", "journal-csum",
+	"journal-seq", "uuid-ptr", "prio-csum", "prio-magic", "node-bitflip",
+	"node-magic", "node-zero", "key-range", "key-overlap", "key-order",
+	"stale-gen",
+};
+
+static int damage(const char *cls)
+{
+	static u8 zero[512];
+
+	if (!strcmp(cls, "sb-bitflip"))
+		return flip(BCH_SB_SECTOR, 72);		/* label: csum covers it */
+	if (!strcmp(cls, "sb-magic"))
+		return flip(BCH_SB_SECTOR, 24);
+	if (!strcmp(cls, "sb-csum"))
+		return flip(BCH_SB_SECTOR, 0);
+	if (!strcmp(cls, "truncate"))
+		return ftruncate(dev.fd, dev.sectors * 512 / 2) ? 2 : 0;
+	if (!f.sb.nbuckets || !(f.sb.flags & BCH_CACHE_SYNC))
+		return need(false, "cache set metadata (not synchronous)");
+	if (!strcmp(cls, "journal-csum"))
+		return need(f.have_jset, "journal entry") ?:
+		       flip(f.jset_sector, 170);	/* pad: csum only */
+	if (!strcmp(cls, "journal-seq"))
+		return need(f.have_jset, "journal entry") ?:
+		       edit_jset(jset_seq_jump);
+	if (!strcmp(cls, "uuid-ptr"))
+		return need(f.have_jset, "journal entry") ?:
+		       edit_jset(jset_uuid_far);
+	if (!strcmp(cls, "prio-csum"))
+		return need(f.nr_prio, "prio chain") ?:
+		       flip(bch_bucket_sector(&f.g, f.prio_bucket[0]), 41);
+	if (!strcmp(cls, "prio-magic"))
+		return need(f.nr_prio, "prio chain") ?: edit_prio(0, prio_magic);
+	if (!strcmp(cls, "node-bitflip"))
+		return need(f.have_leaf, "btree leaf") ?:
+		       flip(bch_ptr_offset(f.leaf.ptr[0]), 20);
+	if (!strcmp(cls, "node-magic"))
+		return need(f.have_leaf, "btree leaf") ?: edit_node(node_magic);
+	if (!strcmp(cls, "node-zero"))
+		return need(f.have_leaf, "btree leaf") ?:
+		       (wr(bch_ptr_offset(f.leaf.ptr[0]), zero, 512) ? 2 : 0);
+	if (!strncmp(cls, "key-", 4))
+		return keys_case(cls);
+	if (!strcmp(cls, "stale-gen"))
+		return stale_gen();
+	fprintf(stderr, PROG ": unknown class '%s'\n", cls);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct bch_check_ops ops = {
+		.ctx = &f, .sb = on_sb, .jset = on_jset, .prio = on_prio,
+		.node = on_node, .node_end = on_node_end,
+	};
+	struct bch_check_opts o = { 0 };
+	struct bch_check_result res;
+	unsigned int i;
+	int r;
+
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (i = 0; i < ARRAY_SIZE(classes); i++)
+			printf("%s\n", classes[i]);
+		return 0;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: " PROG " CLASS IMAGE | --list\n");
+		return 2;
+	}
+	bch_crc64_init();
+	if (bch_dev_open(&dev, PROG, argv[2], true))
+		return 2;
+	if (bch_check(&dev.io, &o, &ops, &res)) {
+		fprintf(stderr, PROG ": %s: cannot read the metadata\n", argv[2]);
+		return 2;
+	}
+	if (res.nr_damage) {
+		fprintf(stderr, PROG ": %s: already damaged\n", argv[2]);
+		return 2;
+	}
+	r = damage(argv[1]);
+	if (!r && fsync(dev.fd))
+		r = 2;
+	bch_dev_close(&dev);
+	if (!r)
+		printf("%s: applied %s\n", argv[2], argv[1]);
+	return r;
+}

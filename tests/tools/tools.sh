@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Tool tests on image files: bcache_format, bcache_check and bcache_dump
+# against make-bcache and bcache-super-show, and the damage classes of
+# tests/vm/damage-classes.txt applied by bcache_damage.  Every tool runs
+# under ASan/UBSan.  Prints "PASS|FAIL tools/<case>" lines.
+#
+#   tools.sh                  images made here by make-bcache and bcache_format
+#   tools.sh --images IMG...  images exported by the VM tests (mainline-written)
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$top/build/user-asan
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass() { echo "PASS tools/$1"; }
+failc() { echo "FAIL tools/$1 ${*:2}"; }
+
+# run NAME WANT_RC WANT_REGEX TOOL ARGS...: exit code and output, and no
+# sanitizer report (which would also change the exit code).
+run() {
+	local name=$1 want_rc=$2 want=$3 tool=$4 out rc
+	shift 4
+	case "$tool" in */*) ;; *) tool=$bin/$tool ;; esac
+	out=$("$tool" "$@" 2>&1)
+	rc=$?
+	if echo "$out" | grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer'; then
+		failc "$name" "sanitizer: $(echo "$out" | grep -m1 'runtime error\|Sanitizer')"
+	elif [ "$rc" = "$want_rc" ] && echo "$out" | grep -Eq -- "$want"; then
+		pass "$name"
+	else
+		failc "$name" "rc=$rc want $want_rc /$want/: $(echo "$out" | head -n 4 | tr '\n' ' ')"
+	fi
+}
+
+json_ok() {	# json_ok NAME IMG: --json output parses and names the superblock
+	local name=$1 img=$2
+	if "$bin/bcache_dump" --json "$img" 2>/dev/null |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); assert "superblock" in d' 2>/dev/null; then
+		pass "$name"
+	else
+		failc "$name" "invalid JSON from bcache_dump --json"
+	fi
+}
+
+# bcache-super-show -f output without the lines that must differ.
+show() { bcache-super-show -f "$1" 2>&1 | grep -Ev "^(sb.csum|dev.uuid|cset.uuid${2:+|$2})"; }
+
+same_show() {	# same_show NAME A B [EXTRA-IGNORED-FIELDS]
+	if diff <(show "$2" "${4:-}") <(show "$3" "${4:-}") >"$tmp/diff" &&
+		bcache-super-show "$3" >/dev/null 2>&1; then
+		pass "$1"
+	else
+		failc "$1" "$(tr '\n' ' ' <"$tmp/diff")"
+	fi
+}
+
+classes() { grep -Ev '^(#|$)' "$top/tests/vm/damage-classes.txt"; }
+
+# Apply each damage class (those matching @filter) to a copy of @img.
+damage_image() {	# damage_image LABEL IMG FILTER
+	local label=$1 img=$2 filter=$3 cls checks err copy=$tmp/damaged.img
+	while IFS='|' read -r cls checks err; do
+		echo "$cls" | grep -Eq "$filter" || continue
+		cp --sparse=always "$img" "$copy"
+		if ! "$bin/bcache_damage" "$cls" "$copy" >"$tmp/dmg.out" 2>&1; then
+			failc "damage/$label/$cls" "bcache_damage: $(cat "$tmp/dmg.out")"
+			continue
+		fi
+		run "damage/$label/$cls" 1 "^damage: (${checks//,/|}):" bcache_check "$copy"
+		run "damage/$label/$cls/dump" 0 '' bcache_dump "$copy"
+		run "damage/$label/$cls/dump-json" 0 '' bcache_dump --json "$copy"
+	done < <(classes)
+}
+
+if [ "${1:-}" = --images ]; then
+	shift
+	for img in "$@"; do
+		label=mainline-$(basename "$(dirname "$img")")
+		run "$label/check" 0 ' 0 damage findings' bcache_check "$img"
+		run "$label/dirty-keys" 0 'key 0:.* dirty ptr' bcache_dump "$img"
+		json_ok "$label/json" "$img"
+		damage_image "$label" "$img" .
+	done
+	exit 0
+fi
+
+# --- make-bcache images: superblock only, not synchronous -----------------
+# size bucket block: several geometries
+geoms=("512M 512k 512" "256M 128k 4k" "1G 512k 512" "64M 32k 4k")
+for g in "${geoms[@]}"; do
+	set -- $g
+	name=${1}-b${2}-w${3}
+	mk=$tmp/mk-$name.img ours=$tmp/ours-$name.img sbo=$tmp/sbo-$name.img
+	truncate -s "$1" "$mk" "$ours" "$sbo"
+	make-bcache -C -b "$2" -w "$3" "$mk" >/dev/null
+	run "make-bcache/$name/check" 0 'not synchronous' bcache_check "$mk"
+	run "make-bcache/$name/dump" 0 'superblock: cache device, version 0' bcache_dump "$mk"
+	json_ok "make-bcache/$name/json" "$mk"
+	damage_image "make-bcache-$name" "$mk" '^(sb-|truncate)'
+
+	run "format/$name" 0 'journal buckets' bcache_format -b "$2" -w "$3" -C "$ours"
+	run "format/$name/check" 0 ' 0 damage findings, 0 notes' bcache_check "$ours"
+	run "format/$name/dump" 0 'node level 0' bcache_dump "$ours"
+	json_ok "format/$name/json" "$ours"
+	# Same fields as make-bcache's, apart from what formatting the set sets.
+	same_show "format/$name/super-show" "$mk" "$ours" 'sb.version|dev.cache.ordered'
+	run "format/$name/super-show-sync" 0 'dev.cache.ordered[[:space:]]+yes' /usr/sbin/bcache-super-show "$ours"
+	run "format/$name/superblock-only" 0 'version:		0' bcache_format --superblock-only -b "$2" -w "$3" -C "$sbo"
+	same_show "format/$name/superblock-only-super-show" "$mk" "$sbo"
+done
+damage_image format-64k "$tmp/ours-64M-b32k-w4k.img" .
+damage_image format-512k "$tmp/ours-1G-b512k-w512.img" .
+
+# --- backing devices ----------------------------------------------------------
+for opts in "" "-o 2048" "--writeback" "-w 4k"; do
+	name=backing${opts// /}
+	rm -f "$tmp/mkb.img" "$tmp/oursb.img"
+	truncate -s 64M "$tmp/mkb.img" "$tmp/oursb.img"
+	make-bcache -B $opts "$tmp/mkb.img" >/dev/null
+	run "format/$name" 0 "backing device" bcache_format $opts -B "$tmp/oursb.img"
+	same_show "format/$name/super-show" "$tmp/mkb.img" "$tmp/oursb.img"
+	run "format/$name/check" 0 'backing device' bcache_check "$tmp/oursb.img"
+done
+# make-bcache 1.0.8 has no --label: check ours through the two readers.
+run format/label 0 'backing device' bcache_format --wipe-bcache -l label1 -B "$tmp/oursb.img"
+run format/label-dump 0 'label "label1"' bcache_dump "$tmp/oursb.img"
+run format/label-show 0 'dev.label[[:space:]]+label1' /usr/sbin/bcache-super-show "$tmp/oursb.img"
+
+# --- refusals and usage ---------------------------------------------------------
+img=$tmp/small.img
+truncate -s 256M "$img"
+run format/too-small 1 'needs at least 1024 buckets' bcache_format -C "$img"
+run format/too-small-hint 1 'use a --bucket of at most 262144 bytes' bcache_format -C "$img"
+run format/fits 0 'nbuckets:		1024' bcache_format -b 256k -C "$img"
+run format/exists 1 'already has a bcache superblock' bcache_format -b 256k -C "$img"
+run format/wipe 0 'cache device' bcache_format --wipe-bcache -b 128k -C "$img"
+run format/bad-bucket 2 'must be a power of two' bcache_format -b 3k -C "$img"
+run format/bad-policy 2 'unknown cache replacement policy' bcache_format --cache_replacement_policy lfu -C "$img"
+run format/bad-uuid 2 'invalid UUID' bcache_format --cset-uuid nope -C "$img"
+run format/no-device 2 'name a cache' bcache_format
+run format/stray-arg 2 'unexpected argument' bcache_format -C "$img" extra
+run format/missing 2 'No such file' bcache_format -C "$tmp/none.img"
+run format/help 0 'usage: bcache_format' bcache_format --help
+run format/policy-fifo 0 'cache device' bcache_format --wipe-bcache -b 128k --cache_replacement_policy fifo --discard -C "$img"
+run format/policy-fifo-show 0 'dev.cache.replacement[[:space:]]+1 \[fifo\]' /usr/sbin/bcache-super-show "$img"
+run format/discard-show 0 'dev.cache.discard[[:space:]]+yes' /usr/sbin/bcache-super-show "$img"
+cset=11111111-2222-3333-4444-555555555555
+run format/cset-uuid 0 "Set UUID:.*$cset" bcache_format --wipe-bcache -b 128k --cset-uuid $cset -C "$img"
+run check/usage 2 'name exactly one' bcache_check
+run check/usage-two 2 'name exactly one' bcache_check "$img" "$img"
+run check/missing 2 'No such file' bcache_check "$tmp/none.img"
+run check/help 0 'super-block-only' bcache_check --help
+run check/quiet 0 '^$' bcache_check -q "$img"
+run check/super-block-only 0 ' 0 damage findings' bcache_check --super-block-only "$img"
+run check/skip-btree 0 ' 0 damage findings' bcache_check --skip-btree --skip-uuids --skip-prios "$img"
+truncate -s 64M "$tmp/zero.img"
+run check/all-zero 1 'superblock: superblock \(sector 8\): Not a bcache superblock \(bad offset\)' bcache_check "$tmp/zero.img"
+run dump/usage 2 'usage' bcache_dump
+run dump/missing 2 'No such file' bcache_dump "$tmp/none.img"
+exit 0
