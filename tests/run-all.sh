@@ -2,9 +2,11 @@
 # make check: every test the project has, ending with "N passed, N failed".
 #
 #   1. userspace unit tests of core/ under ASan/UBSan
-#   2. userspace tool tests on images made by make-bcache
+#   2. tool tests (ASan/UBSan) on images made by make-bcache and by us,
+#      with every damage class; a bounded libFuzzer run on the checker
 #   3. module build with W=1 -Werror, checkpatch and sparse, per kernel
 #   4. the VM suite on Debian's 6.1 and 6.12 kernels (one boot each)
+#   5. the tool tests on the caches the mainline driver wrote in step 4
 #
 # Each step writes "PASS|FAIL <name> [why]" lines to build/results/; the
 # tally at the end reads them all.  Exit status is non-zero on any failure.
@@ -23,7 +25,7 @@ bash scripts/deps.sh >"$top/build/deps.log" 2>&1 || {
 kernels=("$KVER_61" "$KVER_612")
 
 VM_TESTS=(module create-status data-raw data-backing table messages
-	bad-tables reload-fio demo)
+	bad-tables reload-fio cache-format mainline-cross demo)
 
 step() {	# step NAME COMMAND...: one PASS/FAIL line from an exit code
 	local name=$1 log
@@ -45,9 +47,12 @@ grep -q '^[0-9]* passed, 0 failed$' "$res/unit.log" ||
 	echo "FAIL unit/runner did not finish cleanly" >>"$res/unit.txt"
 
 step userspace/build make -s -C userspace
+step userspace/asan-tools make -s -C userspace asan-tools
 echo "== tool tests"
 bash tests/tools/probe.sh >"$res/tools.txt" 2>&1
+bash tests/tools/tools.sh >>"$res/tools.txt" 2>&1
 grep -E '^FAIL' "$res/tools.txt" || true
+step fuzz/check make -s -C userspace fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 
 for k in "${kernels[@]}"; do
 	step "build/$k" make -s module KVER="$k"
@@ -57,6 +62,17 @@ done
 for k in "${kernels[@]}"; do
 	echo "== VM suite on $k"
 	bash tests/vm/run.sh "$k" main "${VM_TESTS[@]}" | grep -E '^(vm:|FAIL)' || true
+done
+
+echo "== mainline-written caches (exported by mainline-cross)"
+for k in "${kernels[@]}"; do
+	img=build/vm/$k/export-main.img
+	if grep -q "^PASS vm/$k/mainline-cross" "$res/vm-main-$k.txt" 2>/dev/null; then
+		bash tests/tools/tools.sh --images "$img" >"$res/images-$k.txt" 2>&1
+	else
+		echo "FAIL images/$k mainline-cross did not pass; no image to test" >"$res/images-$k.txt"
+	fi
+	grep -E '^FAIL' "$res/images-$k.txt" || true
 done
 
 echo "== results"
