@@ -140,17 +140,18 @@ const char *bch_btree_ptr_invalid(const struct bch_key *k,
 	return NULL;
 }
 
-void bch_key_to_text(char *buf, size_t len, const struct bch_key *k)
+void bch_key_to_text(char *buf, size_t len, const struct bch_key *k,
+		     bool extent)
 {
 	size_t n;
 	unsigned int i;
 
-	if (bch_key_size(k) <= k->low)
+	if (extent && bch_key_size(k) <= k->low)
 		n = snprintf(buf, len, "%llu:%llu-%llu len %u%s",
 			     bch_key_inode(k), bch_key_start(k), k->low,
 			     bch_key_size(k), bch_key_dirty(k) ? " dirty" : "");
-	else	/* not an extent: a btree pointer at the zero key */
-		n = snprintf(buf, len, "%llu:%llu len %u%s", bch_key_inode(k),
+	else	/* a btree pointer: its position, the size of the node */
+		n = snprintf(buf, len, "%llu:%llu node %u%s", bch_key_inode(k),
 			     k->low, bch_key_size(k),
 			     bch_key_dirty(k) ? " dirty" : "");
 	for (i = 0; i < bch_key_ptrs(k) && n < len; i++)

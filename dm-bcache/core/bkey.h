@@ -155,7 +155,11 @@ const char *bch_extent_invalid(const struct bch_key *k,
 const char *bch_btree_ptr_invalid(const struct bch_key *k,
 				  const struct bch_key_geom *g);
 
-/* "inode:start-end len N [dirty] ptr dev:offset gen g ..." for messages. */
-void bch_key_to_text(char *buf, size_t len, const struct bch_key *k);
+/*
+ * For messages: an extent as "inode:start-end len N [dirty]", a btree
+ * pointer as "inode:offset node N", then "ptr dev:sector gen g" each.
+ */
+void bch_key_to_text(char *buf, size_t len, const struct bch_key *k,
+		     bool extent);
 
 #endif

@@ -80,7 +80,7 @@ static void check_key(struct walk *w, const struct bch_key *k,
 	bool zero_pos = !bch_key_inode(k) && !k->low;
 
 	node_where(w, where, sizeof(where));
-	bch_key_to_text(kt, sizeof(kt), k);
+	bch_key_to_text(kt, sizeof(kt), k, leaf);
 	if (leaf && !bch_key_size(k))
 		return;		/* deleted key: the driver drops it */
 
@@ -234,7 +234,7 @@ static int walk_children(struct walk *w)
 				continue;
 			}
 			if (live) {
-				bch_key_to_text(kt, sizeof(kt), k);
+				bch_key_to_text(kt, sizeof(kt), k, false);
 				bch_chk_damage(c, BCH_DMG_NODE,
 					       "%s: two live child pointers at %llu:%llu (second: %s)",
 					       where, bch_key_inode(k), k->low,
@@ -330,7 +330,7 @@ int bch_chk_btree(struct bch_chk *c)
 	u64 b;
 
 	bch_key_decode(c->newest.btree_root, BCH_BKEY_PAD_U64S, &root);
-	bch_key_to_text(kt, sizeof(kt), &root);
+	bch_key_to_text(kt, sizeof(kt), &root, false);
 	err = bch_btree_ptr_invalid(&root, &c->g.kg);
 	if (!err && bch_ptr_dev(root.ptr[0]) != c->g.nr_this_dev)
 		err = "bad, pointer to another device";

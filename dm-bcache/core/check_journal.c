@@ -175,7 +175,7 @@ static int check_entry_keys(struct bch_chk *c, const struct jentry *e)
 		if (err) {
 			char kt[128];
 
-			bch_key_to_text(kt, sizeof(kt), &k);
+			bch_key_to_text(kt, sizeof(kt), &k, true);
 			bch_chk_damage(c, BCH_DMG_JOURNAL_KEY,
 				       "journal seq %llu, word %u: invalid extent %s: %s",
 				       e->seq, at - n, kt, err);

@@ -114,12 +114,12 @@ static void j_key(struct dump *d, const char *name, const struct bch_key *k)
 	j_close(d, '}');
 }
 
-static void t_key(const char *prefix, const struct bch_key *k,
+static void t_key(const char *prefix, const struct bch_key *k, bool extent,
 		  const char *suffix)
 {
 	char kt[160];
 
-	bch_key_to_text(kt, sizeof(kt), k);
+	bch_key_to_text(kt, sizeof(kt), k, extent);
 	printf("%s%s%s\n", prefix, kt, suffix);
 }
 
@@ -208,8 +208,8 @@ static void on_jset(void *ctx, const struct bch_jset_disk *j, u32 ring,
 		       le32_to_cpu(j->keys), le16_to_cpu(j->btree_level),
 		       le64_to_cpu(j->prio_bucket[0]));
 		if (!in_replay) {
-			t_key("  root ", &root, "");
-			t_key("  uuids ", &uuid, "");
+			t_key("  root ", &root, false, "");
+			t_key("  uuids ", &uuid, false, "");
 		}
 		return;
 	}
@@ -241,7 +241,7 @@ static void on_jkey(void *ctx, const struct bch_key *k)
 	if (d->json)
 		j_key(d, NULL, k);
 	else
-		t_key("  key ", k, "");
+		t_key("  key ", k, true, "");
 }
 
 static void on_prio(void *ctx, u64 bucket, u64 first, u32 count,
@@ -316,7 +316,7 @@ static void on_node(void *ctx, const struct bch_key *k, u32 level)
 	unwind(d);
 	if (!d->json) {
 		printf("node level %u: ", level);
-		t_key("", k, "");
+		t_key("", k, false, "");
 		return;
 	}
 	section(d, "btree");
@@ -350,9 +350,8 @@ static void on_key(void *ctx, const struct bch_key *k, u32 level, bool live)
 {
 	struct dump *d = ctx;
 
-	(void)level;
 	if (!d->json) {
-		t_key("    key ", k, live ? "" : " (not live)");
+		t_key("    key ", k, !level, live ? "" : " (not live)");
 		return;
 	}
 	j_open(d, NULL, '{');
