@@ -128,7 +128,6 @@ static void check_key(struct walk *w, const struct bch_key *k,
 			       "%s, bset %u word %u: extent %s starts before the node's start %llu:%llu",
 			       where, bset, word, kt, w->lo_inode,
 			       w->lo_offset);
-
 }
 
 static int add_kid(struct walk *w, const struct bch_key *k, u32 bset)
