@@ -33,10 +33,12 @@ run() {
 	fi
 }
 
-json_ok() {	# json_ok NAME IMG: --json output parses and names the superblock
+# json_ok NAME IMG: --json output parses, names the superblock and, like
+# bcache_check, finds no damage.
+json_ok() {
 	local name=$1 img=$2
 	if "$bin/bcache_dump" --json "$img" 2>/dev/null |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); assert "superblock" in d' 2>/dev/null; then
+		python3 -c 'import json,sys; d=json.load(sys.stdin); assert "superblock" in d and d["damage"] == 0' 2>/dev/null; then
 		pass "$name"
 	else
 		failc "$name" "invalid JSON from bcache_dump --json"
