@@ -10,22 +10,18 @@
  * part of the key space is unreachable.  Leaves: every pointer of an
  * extent not wholly masked by newer bsets claims its bucket for the final
  * accounting in check.c (a masked extent is dead even if its bucket has
- * been reused, as the driver's merged view has it).
+ * been reused, as the driver's merged view has it; core/extents.c does
+ * the merging).
  */
 #include "check_priv.h"
+#include "extents.h"
 
 #define BCH_MAX_DEPTH	8	/* far beyond any real tree */
 
 /* A key of the node: children of an interior node, extents of a leaf. */
 struct child {
 	struct bch_key k;
-	u32 order;		/* interior: position, for a stable sort */
-	u32 bset;
-};
-
-/* A run of sectors some newer bset covers, in a leaf. */
-struct span {
-	u64 inode, start, end;
+	u32 order;		/* position in the node, for a stable sort */
 };
 
 struct walk {
@@ -130,7 +126,7 @@ static void check_key(struct walk *w, const struct bch_key *k,
 			       w->lo_offset);
 }
 
-static int add_kid(struct walk *w, const struct bch_key *k, u32 bset)
+static int add_kid(struct walk *w, const struct bch_key *k)
 {
 	if (w->nr_kids == w->cap_kids) {
 		u32 cap = w->cap_kids ? 2 * w->cap_kids : 64;
@@ -146,116 +142,38 @@ static int add_kid(struct walk *w, const struct bch_key *k, u32 bset)
 	}
 	w->kids[w->nr_kids].k = *k;
 	w->kids[w->nr_kids].order = w->nr_kids;
-	w->kids[w->nr_kids].bset = bset;
 	w->nr_kids++;
 	return 0;
 }
 
-static int cmp_span(const struct span *a, u64 inode, u64 start)
-{
-	if (a->inode != inode)
-		return a->inode < inode ? -1 : 1;
-	if (a->start != start)
-		return a->start < start ? -1 : 1;
-	return 0;
-}
-
-/* Is all of extent @k inside one span of the sorted, disjoint @u? */
-static bool masked(const struct span *u, u32 n, const struct bch_key *k)
-{
-	u64 inode = bch_key_inode(k), start = bch_key_start(k);
-	u32 lo = 0, hi = n;
-
-	while (lo < hi) {		/* first span starting after @start */
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (cmp_span(&u[mid], inode, start) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && u[lo - 1].inode == inode && u[lo - 1].end >= k->low;
-}
-
 /*
- * @u (n spans) united with the extents of @kids[from, to), which are
- * sorted and disjoint within their bset; the result goes to @out.
- */
-static u32 unite(const struct span *u, u32 n, const struct child *kids,
-		 u32 from, u32 to, struct span *out)
-{
-	u32 i = 0, j = from, m = 0;
-
-	while (i < n || j < to) {
-		struct span s;
-
-		if (j < to && !bch_key_size(&kids[j].k)) {
-			j++;
-			continue;
-		}
-		if (j >= to || (i < n &&
-				cmp_span(&u[i], bch_key_inode(&kids[j].k),
-					 bch_key_start(&kids[j].k)) <= 0)) {
-			s = u[i++];
-		} else {
-			s.inode = bch_key_inode(&kids[j].k);
-			s.start = bch_key_start(&kids[j].k);
-			s.end = kids[j++].k.low;
-		}
-		if (m && out[m - 1].inode == s.inode &&
-		    s.start <= out[m - 1].end) {
-			if (s.end > out[m - 1].end)
-				out[m - 1].end = s.end;
-		} else {
-			out[m++] = s;
-		}
-	}
-	return m;
-}
-
-/*
- * Claim the buckets of a leaf's live extents: newest bset first, each
- * extent tested against the union of the bsets newer than its own.
+ * Claim the buckets of a leaf's live extents: the merged view of its
+ * bsets, oldest first, so newer extents cut away what they overlap.
  */
 static int claim_leaf(struct walk *w)
 {
 	struct bch_chk *c = w->c;
-	struct span *u, *v, *t;
-	u32 n = 0, to = w->nr_kids;
+	struct bch_extents live;
+	u32 i, p;
+	int r = 0;
 
-	u = bch_zalloc((w->nr_kids + 1) * sizeof(*u));
-	v = bch_zalloc((w->nr_kids + 1) * sizeof(*v));
-	if (!u || !v) {
-		bch_free(u);
-		bch_free(v);
-		return -ENOMEM;
+	bch_extents_init(&live);
+	for (i = 0; i < w->nr_kids && !r; i++) {
+		const struct bch_key *k = &w->kids[i].k;
+
+		if (bch_key_size(k) && !bch_extent_invalid(k, &c->g.kg))
+			r = bch_extents_insert(&live, k);
 	}
-	while (to) {
-		u32 from = to, i, p;
+	for (i = 0; i < live.nr && !r; i++) {
+		const struct bch_key *k = &live.k[i];
 
-		while (from && w->kids[from - 1].bset == w->kids[to - 1].bset)
-			from--;
-		for (i = from; i < to; i++) {
-			const struct bch_key *k = &w->kids[i].k;
-
-			if (!bch_key_size(k) || bch_key_size(k) > k->low ||
-			    bch_extent_invalid(k, &c->g.kg) || masked(u, n, k))
-				continue;
-			for (p = 0; p < bch_key_ptrs(k); p++) {
-				bch_chk_adopt_gen(c, k->ptr[p]);
-				claim(c, k->ptr[p], BCH_USE_DATA,
-				      bch_key_dirty(k));
-			}
+		for (p = 0; p < bch_key_ptrs(k); p++) {
+			bch_chk_adopt_gen(c, k->ptr[p]);
+			claim(c, k->ptr[p], BCH_USE_DATA, bch_key_dirty(k));
 		}
-		n = unite(u, n, w->kids, from, to, v);
-		t = u;
-		u = v;
-		v = t;
-		to = from;
 	}
-	bch_free(u);
-	bch_free(v);
-	return 0;
+	bch_extents_free(&live);
+	return r;
 }
 
 static int visit_bset(void *ctx, const struct bch_bset_disk *b, u32 block,
@@ -287,7 +205,7 @@ static int visit_bset(void *ctx, const struct bch_bset_disk *b, u32 block,
 		if (c->ops && c->ops->key)
 			c->ops->key(c->ops->ctx, &k, w->level,
 				    bch_key_ptrs(&k) && live_ptr(c, &k));
-		if (add_kid(w, &k, index))
+		if (add_kid(w, &k))
 			return -ENOMEM;
 		/* Zero-size leaf keys are deleted; order is judged without them. */
 		if (w->level || bch_key_size(&k)) {
