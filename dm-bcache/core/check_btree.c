@@ -15,6 +15,7 @@
  */
 #include "check_priv.h"
 #include "extents.h"
+#include "array.h"
 
 #define BCH_MAX_DEPTH	8	/* far beyond any real tree */
 
@@ -128,18 +129,9 @@ static void check_key(struct walk *w, const struct bch_key *k,
 
 static int add_kid(struct walk *w, const struct bch_key *k)
 {
-	if (w->nr_kids == w->cap_kids) {
-		u32 cap = w->cap_kids ? 2 * w->cap_kids : 64;
-		struct child *n = bch_zalloc(cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		if (w->kids)
-			memcpy(n, w->kids, w->nr_kids * sizeof(*n));
-		bch_free(w->kids);
-		w->kids = n;
-		w->cap_kids = cap;
-	}
+	if (bch_array_grow((void **)&w->kids, &w->cap_kids, w->nr_kids,
+			   w->nr_kids + 1, sizeof(*w->kids), 64))
+		return -ENOMEM;
 	w->kids[w->nr_kids].k = *k;
 	w->kids[w->nr_kids].order = w->nr_kids;
 	w->nr_kids++;

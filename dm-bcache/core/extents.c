@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Sorted extent runs with newest-wins insertion; see extents.h. */
 #include "extents.h"
+#include "array.h"
 
 void bch_extents_free(struct bch_extents *e)
 {
@@ -55,22 +56,8 @@ u32 bch_extents_seek(const struct bch_extents *e, u64 inode, u64 sector)
 /* Room for @extra more keys. */
 static int reserve(struct bch_extents *e, u32 extra)
 {
-	struct bch_key *n;
-	u32 cap;
-
-	if (e->nr + extra <= e->cap)
-		return 0;
-	cap = max_t(u32, 2 * e->cap, e->nr + extra);
-	cap = max_t(u32, cap, 16);
-	n = bch_zalloc((size_t)cap * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	if (e->nr)
-		memcpy(n, e->k, (size_t)e->nr * sizeof(*n));
-	bch_free(e->k);
-	e->k = n;
-	e->cap = cap;
-	return 0;
+	return bch_array_grow((void **)&e->k, &e->cap, e->nr, e->nr + extra,
+			      sizeof(*e->k), 16);
 }
 
 static void open_gap(struct bch_extents *e, u32 at, u32 n)
