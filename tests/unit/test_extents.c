@@ -1,43 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Property test of the extent run (core/extents.c) against a per-sector
- * reference model: two million random inserts of extents and holes over
- * four inodes, with lookups after each and a full comparison every 4096.
+ * Property test of the extent run (core/extents.c) against the per-sector
+ * model: two million random inserts of extents and holes over four
+ * inodes, with a lookup after each and a full comparison every 4096.
  */
 #include <stdlib.h>
 
 #include "unit.h"
 #include "extents.h"
-
-#define INODES		4
-#define SECTORS		2048
-#define HOLE		(~0ULL)		/* covered by a key without pointers */
-
-static u64 model[INODES][SECTORS];	/* 0: nothing; else pointer word */
-static u64 rng = 0x9e3779b97f4a7c15ULL;
-
-static u64 next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-/* The pointer word @k implies for @sector, or HOLE. */
-static u64 implied(const struct bch_key *k, u64 sector)
-{
-	if (!bch_key_ptrs(k))
-		return HOLE;
-	return bch_make_ptr(bch_ptr_dev(k->ptr[0]),
-			    bch_ptr_offset(k->ptr[0]) + sector - bch_key_start(k),
-			    bch_ptr_gen(k->ptr[0]));
-}
+#include "extent_model.h"
 
 static int verify_all(const struct bch_extents *e)
 {
 	u64 inode, s;
-	u32 i = 0;
+	u32 i;
 
 	for (i = 0; i < e->nr; i++) {
 		const struct bch_key *k = &e->k[i];
@@ -49,14 +25,14 @@ static int verify_all(const struct bch_extents *e)
 			return 0;	/* unsorted or overlapping */
 	}
 	i = 0;
-	for (inode = 0; inode < INODES; inode++) {
-		for (s = 0; s < SECTORS; s++) {
+	for (inode = 0; inode < MODEL_INODES; inode++) {
+		for (s = 0; s < MODEL_SECTORS; s++) {
 			while (i < e->nr &&
 			       bch_key_cmp_pos(&e->k[i], inode, s) <= 0)
 				i++;
 			if (i < e->nr && bch_key_inode(&e->k[i]) == inode &&
 			    bch_key_start(&e->k[i]) <= s) {
-				if (implied(&e->k[i], s) != model[inode][s])
+				if (model_implied(&e->k[i], s) != model[inode][s])
 					return 0;
 			} else if (model[inode][s]) {
 				return 0;
@@ -71,36 +47,27 @@ UNIT_TEST(extents_random_against_model)
 	struct bch_extents e;
 	u32 op, bad_lookups = 0;
 
+	model_reset();
 	bch_extents_init(&e);
-	memset(model, 0, sizeof(model));
 	for (op = 0; op < 2000000; op++) {
-		u64 inode = next() % INODES;
-		u32 size = 1 + next() % (next() % 8 ? 32 : 300);
-		u64 start = next() % (SECTORS - size);
 		struct bch_key k;
-		u64 s, probe;
+		u64 inode, probe;
 		u32 i;
 
-		bch_key_init(&k, inode, start + size, size, next() & 1);
-		if (next() % 5)
-			bch_key_add_ptr(&k, bch_make_ptr(0, next() % (1ULL << 30),
-							 next() & 0xff));
+		model_random_key(&k);
 		if (bch_extents_insert(&e, &k)) {
 			CHECK(0);
 			break;
 		}
-		for (s = start; s < start + size; s++)
-			model[inode][s] = implied(&k, s);
-
-		probe = next() % SECTORS;
+		inode = model_random() % MODEL_INODES;
+		probe = model_random() % MODEL_SECTORS;
 		i = bch_extents_seek(&e, inode, probe);
 		if (i < e.nr && bch_key_inode(&e.k[i]) == inode &&
-		    bch_key_start(&e.k[i]) <= probe) {
-			bad_lookups += implied(&e.k[i], probe) !=
+		    bch_key_start(&e.k[i]) <= probe)
+			bad_lookups += model_implied(&e.k[i], probe) !=
 				       model[inode][probe];
-		} else {
+		else
 			bad_lookups += model[inode][probe] != 0;
-		}
 		if (!(op & 4095) && !verify_all(&e)) {
 			CHECK(!"extent run differs from the model");
 			break;
@@ -110,7 +77,6 @@ UNIT_TEST(extents_random_against_model)
 	CHECK(verify_all(&e));
 	bch_extents_free(&e);
 }
-
 UNIT_TEST(extents_split_and_trim)
 {
 	struct bch_extents e;

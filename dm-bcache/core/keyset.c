@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A leaf's keys in memory as a log of sorted sets; see keyset.h. */
+#include "keyset.h"
+#include "array.h"
+
+void bch_keyset_init(struct bch_keyset *ks)
+{
+	memset(ks, 0, sizeof(*ks));
+	ks->nr_sets = 1;
+}
+
+static void sset_free(struct bch_sset *s)
+{
+	bch_extents_free(&s->e);
+	bch_free(s->piv);
+	s->piv = NULL;
+	s->nr_piv = 0;
+}
+
+void bch_keyset_free(struct bch_keyset *ks)
+{
+	u32 i;
+
+	for (i = 0; i < ks->nr_sets; i++)
+		sset_free(&ks->set[i]);
+	bch_keyset_init(ks);
+}
+
+int bch_keyset_insert(struct bch_keyset *ks, const struct bch_key *k)
+{
+	return bch_extents_insert(&ks->set[ks->nr_sets - 1].e, k);
+}
+
+/* Pivot j is the end position of key (j + 1) * EVERY - 1. */
+static int build_pivots(struct bch_sset *s)
+{
+	u32 n = s->e.nr / BCH_KEYSET_PIVOT_EVERY, j;
+
+	bch_free(s->piv);
+	s->piv = NULL;
+	s->nr_piv = 0;
+	if (!n)
+		return 0;
+	s->piv = bch_zalloc((size_t)n * sizeof(*s->piv));
+	if (!s->piv)
+		return -ENOMEM;
+	for (j = 0; j < n; j++) {
+		const struct bch_key *k =
+			&s->e.k[(j + 1) * BCH_KEYSET_PIVOT_EVERY - 1];
+
+		s->piv[j].inode = bch_key_inode(k);
+		s->piv[j].offset = k->low;
+	}
+	s->nr_piv = n;
+	return 0;
+}
+
+int bch_keyset_compact(struct bch_keyset *ks)
+{
+	struct bch_extents all;
+	u32 i, j;
+	int r = 0;
+
+	if (ks->nr_sets == 1)
+		return 0;
+	bch_extents_init(&all);
+	for (i = 0; i < ks->nr_sets && !r; i++)
+		for (j = 0; j < ks->set[i].e.nr && !r; j++)
+			r = bch_extents_insert(&all, &ks->set[i].e.k[j]);
+	if (r) {
+		bch_extents_free(&all);
+		return r;
+	}
+	bch_keyset_free(ks);
+	ks->set[0].e = all;
+	return 0;
+}
+
+int bch_keyset_seal(struct bch_keyset *ks)
+{
+	int r;
+
+	if (!bch_keyset_open_keys(ks))
+		return 0;
+	if (ks->nr_sets == BCH_KEYSET_MAX_SETS) {
+		r = bch_keyset_compact(ks);
+		if (r)
+			return r;
+	}
+	r = build_pivots(&ks->set[ks->nr_sets - 1]);
+	if (r)
+		return r;
+	ks->nr_sets++;
+	return 0;
+}
+
+/* First key of @s ending after (inode, sector), using the pivots. */
+static u32 sset_seek(const struct bch_sset *s, u64 inode, u64 sector)
+{
+	u32 lo = 0, hi = s->nr_piv, from, to;
+
+	if (!s->nr_piv)
+		return bch_extents_seek(&s->e, inode, sector);
+	while (lo < hi) {	/* first pivot ending after the position */
+		u32 mid = lo + (hi - lo) / 2;
+		const struct bch_pivot *p = &s->piv[mid];
+
+		if (p->inode < inode ||
+		    (p->inode == inode && p->offset <= sector))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	from = lo * BCH_KEYSET_PIVOT_EVERY;
+	to = min_t(u32, from + BCH_KEYSET_PIVOT_EVERY, s->e.nr);
+	while (from < to && bch_key_cmp_pos(&s->e.k[from], inode, sector) <= 0)
+		from++;
+	return from;
+}
+
+const struct bch_key *bch_keyset_lookup(const struct bch_keyset *ks,
+					u64 inode, u64 sector, u64 *next)
+{
+	u64 limit = ~0ULL;
+	u32 i;
+
+	for (i = ks->nr_sets; i-- > 0;) {
+		const struct bch_sset *s = &ks->set[i];
+		u32 at = sset_seek(s, inode, sector);
+		const struct bch_key *k;
+
+		if (at == s->e.nr)
+			continue;
+		k = &s->e.k[at];
+		if (bch_key_inode(k) != inode)
+			continue;
+		if (bch_key_start(k) <= sector) {
+			*next = min(limit, k->low);
+			return k;
+		}
+		/* Newer sets start mattering again at their next key. */
+		limit = min(limit, bch_key_start(k));
+	}
+	*next = limit;
+	return NULL;
+}
+
+int bch_keyset_split(struct bch_keyset *ks, struct bch_keyset *right,
+		     struct bch_key *left_end)
+{
+	struct bch_extents *e = &ks->set[0].e, *r;
+	u32 at;
+	int err;
+
+	bch_keyset_init(right);
+	err = bch_keyset_compact(ks);
+	if (err)
+		return err;
+	if (e->nr < 2)
+		return -EINVAL;
+	at = max_t(u32, 1, e->nr * 3 / 5);
+	r = &right->set[0].e;
+	err = bch_array_grow((void **)&r->k, &r->cap, 0, e->nr - at,
+			     sizeof(*r->k), 16);
+	if (err)
+		return err;
+	memcpy(r->k, &e->k[at], (size_t)(e->nr - at) * sizeof(*e->k));
+	r->nr = e->nr - at;
+	e->nr = at;
+	*left_end = e->k[at - 1];
+	return 0;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A btree leaf's keys in memory: a short log of sorted sets, oldest first,
+ * mirroring the bsets of the node on disk.  Every set but the last is
+ * sealed (written to disk, immutable) and has a pivot index for search;
+ * the last takes inserts.  A newer set masks what it covers in older ones,
+ * so a lookup asks the sets newest first.  When the log reaches
+ * BCH_KEYSET_MAX_SETS the sets are merged into one (core/extents.c does
+ * the merging, so the semantics are the checker's and the driver's).
+ *
+ * The pivot index holds the end position of every BCH_KEYSET_PIVOT_EVERY'th
+ * key in a dense array, so a search touches a few cache lines of pivots and
+ * then one short run of keys instead of binary-searching 72-byte keys.
+ */
+#ifndef DM_BCACHE_CORE_KEYSET_H
+#define DM_BCACHE_CORE_KEYSET_H
+
+#include "extents.h"
+
+#define BCH_KEYSET_MAX_SETS	4
+#define BCH_KEYSET_PIVOT_EVERY	16
+
+struct bch_pivot {
+	u64 inode;
+	u64 offset;
+};
+
+struct bch_sset {
+	struct bch_extents e;
+	struct bch_pivot *piv;
+	u32 nr_piv;
+};
+
+struct bch_keyset {
+	struct bch_sset set[BCH_KEYSET_MAX_SETS];
+	u32 nr_sets;		/* >= 1; set[nr_sets - 1] takes inserts */
+};
+
+void bch_keyset_init(struct bch_keyset *ks);
+void bch_keyset_free(struct bch_keyset *ks);
+
+/* Insert @k into the open set.  0 or -ENOMEM (nothing changed). */
+int bch_keyset_insert(struct bch_keyset *ks, const struct bch_key *k);
+
+/*
+ * Seal the open set (its keys are now on disk) and open an empty one,
+ * merging every set into one first when the log is full.
+ */
+int bch_keyset_seal(struct bch_keyset *ks);
+
+/* Merge all sets into one open set, as a node rewrite does. */
+int bch_keyset_compact(struct bch_keyset *ks);
+
+/*
+ * Split a leaf that grew too big: merge @ks, then move its keys from about
+ * 3/5 on into @right (initialised here).  *@left_end gets the left half's
+ * last key, whose position becomes the left node's key in the parent; the
+ * right node keeps the old node's key.  -EINVAL for fewer than two keys.
+ */
+int bch_keyset_split(struct bch_keyset *ks, struct bch_keyset *right,
+		     struct bch_key *left_end);
+
+/*
+ * What holds sector @sector of @inode: returns the newest key covering
+ * it, or NULL for a gap.  *@next is set to the first sector after
+ * @sector where the answer may change (the end of the key, or the start
+ * of anything newer), so a caller walks a range extent by extent.
+ */
+const struct bch_key *bch_keyset_lookup(const struct bch_keyset *ks,
+					u64 inode, u64 sector, u64 *next);
+
+/* Keys in the open set (inserts since the last seal). */
+static inline u32 bch_keyset_open_keys(const struct bch_keyset *ks)
+{
+	return ks->set[ks->nr_sets - 1].e.nr;
+}
+
+#endif
