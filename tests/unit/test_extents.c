@@ -10,9 +10,34 @@
 #include "extents.h"
 #include "extent_model.h"
 
+#define SPAN 2048
+
+static int insert(void *obj, const struct bch_key *k)
+{
+	return bch_extents_insert(obj, k);
+}
+
+static const struct bch_key *lookup(const void *obj, u64 inode, u64 sector,
+				    u64 *next)
+{
+	const struct bch_extents *e = obj;
+	u32 i = bch_extents_seek(e, inode, sector);
+	const struct bch_key *k = i < e->nr ? &e->k[i] : NULL;
+
+	*next = ~0ULL;
+	if (!k || bch_key_inode(k) != inode)
+		return NULL;
+	if (bch_key_start(k) > sector) {
+		*next = bch_key_start(k);
+		return NULL;
+	}
+	*next = k->low;
+	return k;
+}
+
+/* Sorted, disjoint, no empty keys, and every sector as the model says. */
 static int verify_all(const struct bch_extents *e)
 {
-	u64 inode, s;
 	u32 i;
 
 	for (i = 0; i < e->nr; i++) {
@@ -24,22 +49,7 @@ static int verify_all(const struct bch_extents *e)
 					 bch_key_start(k)) > 0)
 			return 0;	/* unsorted or overlapping */
 	}
-	i = 0;
-	for (inode = 0; inode < MODEL_INODES; inode++) {
-		for (s = 0; s < MODEL_SECTORS; s++) {
-			while (i < e->nr &&
-			       bch_key_cmp_pos(&e->k[i], inode, s) <= 0)
-				i++;
-			if (i < e->nr && bch_key_inode(&e->k[i]) == inode &&
-			    bch_key_start(&e->k[i]) <= s) {
-				if (model_implied(&e->k[i], s) != model[inode][s])
-					return 0;
-			} else if (model[inode][s]) {
-				return 0;
-			}
-		}
-	}
-	return 1;
+	return model_walk_agrees(e, lookup, SPAN);
 }
 
 UNIT_TEST(extents_random_against_model)
@@ -50,24 +60,11 @@ UNIT_TEST(extents_random_against_model)
 	model_reset();
 	bch_extents_init(&e);
 	for (op = 0; op < 2000000; op++) {
-		struct bch_key k;
-		u64 inode, probe;
-		u32 i;
-
-		model_random_key(&k);
-		if (bch_extents_insert(&e, &k)) {
+		if (model_insert_random(&e, insert, SPAN)) {
 			CHECK(0);
 			break;
 		}
-		inode = model_random() % MODEL_INODES;
-		probe = model_random() % MODEL_SECTORS;
-		i = bch_extents_seek(&e, inode, probe);
-		if (i < e.nr && bch_key_inode(&e.k[i]) == inode &&
-		    bch_key_start(&e.k[i]) <= probe)
-			bad_lookups += model_implied(&e.k[i], probe) !=
-				       model[inode][probe];
-		else
-			bad_lookups += model[inode][probe] != 0;
+		bad_lookups += model_probe_wrong(&e, lookup, SPAN);
 		if (!(op & 4095) && !verify_all(&e)) {
 			CHECK(!"extent run differs from the model");
 			break;

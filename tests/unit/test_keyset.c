@@ -12,28 +12,17 @@
 #include "keyset.h"
 #include "extent_model.h"
 
-static u64 answer(const struct bch_key *k, u64 sector)
+#define SPAN 2048
+
+static int insert(void *obj, const struct bch_key *k)
 {
-	return k ? model_implied(k, sector) : 0;
+	return bch_keyset_insert(obj, k);
 }
 
-static int walk_agrees(const struct bch_keyset *ks)
+static const struct bch_key *lookup(const void *obj, u64 inode, u64 sector,
+				    u64 *next)
 {
-	u64 inode, s, t, next;
-
-	for (inode = 0; inode < MODEL_INODES; inode++) {
-		for (s = 0; s < MODEL_SECTORS; s = next) {
-			const struct bch_key *k =
-				bch_keyset_lookup(ks, inode, s, &next);
-
-			if (next <= s)
-				return 0;
-			for (t = s; t < next && t < MODEL_SECTORS; t++)
-				if (answer(k, t) != model[inode][t])
-					return 0;
-		}
-	}
-	return 1;
+	return bch_keyset_lookup(obj, inode, sector, next);
 }
 
 UNIT_TEST(keyset_random_against_model)
@@ -44,11 +33,7 @@ UNIT_TEST(keyset_random_against_model)
 	model_reset();
 	bch_keyset_init(&ks);
 	for (op = 0; op < 1000000; op++) {
-		struct bch_key k;
-		u64 inode, probe, next;
-
-		model_random_key(&k);
-		if (bch_keyset_insert(&ks, &k)) {
+		if (model_insert_random(&ks, insert, SPAN)) {
 			CHECK(0);
 			break;
 		}
@@ -57,20 +42,17 @@ UNIT_TEST(keyset_random_against_model)
 			seals++;
 			until_seal = 1 + model_random() % 400;
 		}
-		inode = model_random() % MODEL_INODES;
-		probe = model_random() % MODEL_SECTORS;
-		bad += answer(bch_keyset_lookup(&ks, inode, probe, &next),
-			      probe) != model[inode][probe];
-		if (!(op & 2047) && !walk_agrees(&ks)) {
+		bad += model_probe_wrong(&ks, lookup, SPAN);
+		if (!(op & 2047) && !model_walk_agrees(&ks, lookup, SPAN)) {
 			CHECK(!"keyset differs from the model");
 			break;
 		}
 	}
 	CHECK(bad == 0);
 	CHECK(seals > 1000);
-	CHECK(walk_agrees(&ks));
+	CHECK(model_walk_agrees(&ks, lookup, SPAN));
 	CHECK(!bch_keyset_compact(&ks));
-	CHECK(ks.nr_sets == 1 && walk_agrees(&ks));
+	CHECK(ks.nr_sets == 1 && model_walk_agrees(&ks, lookup, SPAN));
 	bch_keyset_free(&ks);
 }
 
@@ -84,7 +66,7 @@ UNIT_TEST(keyset_split_keeps_every_sector)
 	model_reset();
 	bch_keyset_init(&ks);
 	for (op = 0; op < 20000; op++) {
-		model_random_key(&k);
+		model_random_key(&k, SPAN);
 		CHECK(!bch_keyset_insert(&ks, &k));
 		if (!(op % 97))
 			CHECK(!bch_keyset_seal(&ks));
@@ -93,13 +75,13 @@ UNIT_TEST(keyset_split_keeps_every_sector)
 	CHECK(ks.nr_sets == 1 && ks.set[0].e.nr > 0 && right.set[0].e.nr > 0);
 	/* Every sector is answered by the half whose range holds it. */
 	for (inode = 0; inode < MODEL_INODES; inode++) {
-		for (s = 0; s < MODEL_SECTORS; s++) {
+		for (s = 0; s < SPAN; s++) {
 			bool in_left = bch_key_cmp_pos(&end, inode, s) > 0;
 			const struct bch_key *got =
 				bch_keyset_lookup(in_left ? &ks : &right,
 						  inode, s, &next);
 
-			bad += answer(got, s) != model[inode][s];
+			bad += model_answer(got, s) != model[inode][s];
 		}
 	}
 	CHECK(bad == 0);

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The btree index in memory: leaves hold extents in a keyset (keyset.h),
+ * interior nodes hold their children sorted by key.  A node's key is the
+ * largest position it covers; the rightmost node at every level has the
+ * maximum key; a child covers positions after its left sibling's key up
+ * to its own (ondisk-format 5.6).  An insert cuts an extent at node
+ * boundaries, inserts the pieces into their leaves, and splits nodes that
+ * outgrow their limits, growing the tree at the root.
+ *
+ * This layer owns structure only.  Where nodes live on the cache (their
+ * bucket and generation, in each node's key pointer) comes from the
+ * caller's alloc_node(); reading and writing node images is node_io.c's.
+ */
+#ifndef DM_BCACHE_CORE_BTREE_H
+#define DM_BCACHE_CORE_BTREE_H
+
+#include "keyset.h"
+
+struct bch_bnode {
+	struct bch_key key;		/* position (in the parent) and pointer */
+	u32 level;			/* 0: leaf */
+	struct bch_keyset ks;		/* leaves */
+	struct bch_bnode **child;	/* interior nodes, sorted by key */
+	u32 nr_child;
+	u32 cap_child;
+};
+
+struct bch_btree {
+	struct bch_bnode *root;
+	u32 max_leaf_keys;		/* split a leaf above this */
+	u32 max_children;		/* split an interior node above this */
+	/* Give a new node a pointer: set ptr[0] of @key.  0 or -errno. */
+	int (*alloc_node)(void *ctx, struct bch_key *key);
+	void *ctx;
+	u64 nr_nodes;
+	u64 nr_splits;
+};
+
+/* An empty tree: one empty leaf root at the maximum key. */
+int bch_btree_init(struct bch_btree *t, u32 max_leaf_keys, u32 max_children,
+		   int (*alloc_node)(void *ctx, struct bch_key *key),
+		   void *ctx);
+void bch_btree_free(struct bch_btree *t);
+
+/* Insert extent @k (size > 0), the newest.  0 or -errno. */
+int bch_btree_insert(struct bch_btree *t, const struct bch_key *k);
+
+/*
+ * The newest key holding sector @sector of @inode, or NULL for a gap; and
+ * in *@next the first sector where the answer may change.
+ */
+const struct bch_key *bch_btree_lookup(const struct bch_btree *t, u64 inode,
+				       u64 sector, u64 *next);
+
+/* Tree height: 1 for a lone leaf. */
+u32 bch_btree_depth(const struct bch_btree *t);
+
+#endif
