@@ -36,7 +36,8 @@ static struct bch_bnode *node_new(struct bch_btree *t, u32 level,
 
 	if (!n)
 		return NULL;
-	bch_key_init(&n->key, bch_key_inode(pos), pos->low, 0, false);
+	bch_key_init(&n->key, bch_key_inode(pos), pos->low, t->node_sectors,
+		     false);
 	if (t->alloc_node(t->ctx, &n->key)) {
 		bch_free(n);
 		return NULL;
@@ -59,10 +60,12 @@ static void node_free(struct bch_bnode *n)
 }
 
 int bch_btree_init(struct bch_btree *t, u32 max_leaf_keys, u32 max_children,
+		   u32 node_sectors,
 		   int (*alloc_node)(void *ctx, struct bch_key *key),
 		   void *ctx)
 {
 	memset(t, 0, sizeof(*t));
+	t->node_sectors = node_sectors;
 	t->max_leaf_keys = max(max_leaf_keys, 4U);
 	t->max_children = max(max_children, 4U);
 	t->alloc_node = alloc_node;

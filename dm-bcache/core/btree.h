@@ -30,6 +30,7 @@ struct bch_btree {
 	struct bch_bnode *root;
 	u32 max_leaf_keys;		/* split a leaf above this */
 	u32 max_children;		/* split an interior node above this */
+	u32 node_sectors;		/* size field of every node's key */
 	/* Give a new node a pointer: set ptr[0] of @key.  0 or -errno. */
 	int (*alloc_node)(void *ctx, struct bch_key *key);
 	void *ctx;
@@ -37,8 +38,12 @@ struct bch_btree {
 	u64 nr_splits;
 };
 
-/* An empty tree: one empty leaf root at the maximum key. */
+/*
+ * An empty tree: one empty leaf root at the maximum key.  Node keys get
+ * @node_sectors as their size (the node size on the cache).
+ */
 int bch_btree_init(struct bch_btree *t, u32 max_leaf_keys, u32 max_children,
+		   u32 node_sectors,
 		   int (*alloc_node)(void *ctx, struct bch_key *key),
 		   void *ctx);
 void bch_btree_free(struct bch_btree *t);

@@ -80,7 +80,7 @@ UNIT_TEST(btree_random_against_model)
 	u32 op, bad = 0;
 
 	model_reset();
-	CHECK(!bch_btree_init(&t, 16, 4, fake_alloc, &buckets));
+	CHECK(!bch_btree_init(&t, 16, 4, 8, fake_alloc, &buckets));
 	for (op = 0; op < 1000000; op++) {
 		if (model_insert_random(&t, insert, SPAN)) {
 			CHECK(0);

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writer against checker: a btree built in memory (btree.c) and written
+ * node by node (node_io.c) onto a freshly formatted in-memory cache, with
+ * a journal entry naming its root, is a cache that bch_check() finds
+ * clean, with the node and key counts the tree has.  Then appending a
+ * bset to a leaf keeps it clean, and an appended bset whose extent
+ * crosses the leaf's key is caught.
+ */
+#include <stdlib.h>
+
+#include "unit.h"
+#include "btree.h"
+#include "check.h"
+#include "format.h"
+#include "journal_read.h"
+#include "node_io.h"
+
+#define BUCKETS		1024
+#define BUCKET		128		/* sectors: 64 KiB nodes */
+#define FIRST_DATA	512
+
+struct image {
+	u8 *data;
+	struct bch_meta_io io;
+	struct bch_sb sb;
+	struct bch_geom g;
+	u64 next_node_bucket;
+	u64 rng;
+};
+
+static int img_read(void *ctx, u64 sector, void *buf, size_t len)
+{
+	struct image *im = ctx;
+
+	if ((sector * 512 + len) > (u64)BUCKETS * BUCKET * 512)
+		return -EIO;
+	memcpy(buf, im->data + sector * 512, len);
+	return 0;
+}
+
+static int img_write(void *ctx, u64 sector, const void *buf, size_t len)
+{
+	struct image *im = ctx;
+
+	if ((sector * 512 + len) > (u64)BUCKETS * BUCKET * 512)
+		return -EIO;
+	memcpy(im->data + sector * 512, buf, len);
+	return 0;
+}
+
+static u64 rnd(struct image *im)
+{
+	im->rng ^= im->rng << 13;
+	im->rng ^= im->rng >> 7;
+	im->rng ^= im->rng << 17;
+	return im->rng;
+}
+
+/* Node buckets after the formatted metadata, gen 0 as the prios say. */
+static int alloc_node(void *ctx, struct bch_key *key)
+{
+	struct image *im = ctx;
+
+	if (im->next_node_bucket >= FIRST_DATA)
+		return -ENOSPC;
+	bch_key_add_ptr(key, bch_make_ptr(0, bch_bucket_sector(&im->g,
+						im->next_node_bucket++), 0));
+	return 0;
+}
+
+static void image_setup(struct image *im)
+{
+	struct bch_format_params p = { .dev_sectors = BUCKETS * BUCKET,
+				       .block_size = 1, .bucket_size = BUCKET };
+
+	memset(im, 0, sizeof(*im));
+	im->data = calloc(BUCKETS * BUCKET, 512);
+	im->io = (struct bch_meta_io){ .ctx = im, .sectors = p.dev_sectors,
+				       .lbs = 512, .read = img_read,
+				       .write = img_write };
+	p.uuid[0] = p.set_uuid[0] = 7;
+	CHECK(!bch_format_cache_sb(&p, &im->sb));
+	CHECK(!bch_sb_write(&im->io, &im->sb));
+	CHECK(!bch_format_cache_set(&im->io, &im->sb));
+	bch_geom_init(&im->g, &im->sb);
+	/* format.c's layout ends with the root; nodes go after it. */
+	im->next_node_bucket = im->sb.first_bucket + im->sb.keys +
+			       im->g.nr_prio_buckets + 2;
+	im->rng = 0x2545f4914f6cdd1dULL;
+}
+
+/* A random extent or hole whose data lies in one data bucket. */
+static void random_extent(struct image *im, struct bch_key *k)
+{
+	u32 size = 1 + rnd(im) % 32;
+	u64 end = size + rnd(im) % (1 << 20);
+
+	bch_key_init(k, rnd(im) % 4, end, size, rnd(im) & 1);
+	if (rnd(im) % 10)
+		bch_key_add_ptr(k, bch_make_ptr(0, bch_bucket_sector(&im->g,
+				FIRST_DATA + rnd(im) % (BUCKETS - FIRST_DATA)) +
+				rnd(im) % (BUCKET - size + 1), 0));
+}
+
+static u64 keys_written;
+
+/* Write @n and everything below it; leaves whole, from their merged keys. */
+static int write_tree(struct image *im, struct bch_bnode *n)
+{
+	struct bch_node_out out = { .key = n->key };
+	struct bch_key *keys;
+	u32 i, nr;
+	int r;
+
+	if (n->level) {
+		keys = calloc(n->nr_child, sizeof(*keys));
+		for (i = 0; i < n->nr_child; i++) {
+			keys[i] = n->child[i]->key;
+			r = write_tree(im, n->child[i]);
+			if (r)
+				return r;
+		}
+		nr = n->nr_child;
+	} else {
+		CHECK(!bch_keyset_compact(&n->ks));
+		keys = n->ks.set[0].e.k;
+		nr = n->ks.set[0].e.nr;
+	}
+	keys_written += nr;
+	r = bch_node_write_new(&im->io, &im->g, &out, keys, nr);
+	if (n->level)
+		free(keys);
+	return r;
+}
+
+/* A journal entry after the format's, naming @t's root. */
+static void write_root_entry(struct image *im, const struct bch_btree *t)
+{
+	struct bch_jscan s;
+	struct bch_jset_disk *j = calloc(1, 512);
+
+	CHECK(!bch_jscan_run(&im->io, &im->sb, &im->g, &s, NULL, NULL));
+	CHECK(s.have_newest && s.newest_seq == 1);
+	memcpy(j, &s.newest, sizeof(*j));
+	j->seq = j->last_seq = cpu_to_le64(2);
+	memset(j->btree_root, 0, sizeof(j->btree_root));
+	bch_key_encode(&t->root->key, j->btree_root);
+	j->btree_level = cpu_to_le16(t->root->level);
+	j->csum = cpu_to_le64(bch_jset_csum(j));
+	CHECK(!img_write(im, bch_bucket_sector(&im->g, im->sb.d[0]) + 1, j, 512));
+	bch_jscan_free(&s);
+	free(j);
+}
+
+static const struct bch_bnode *first_leaf(const struct bch_btree *t)
+{
+	const struct bch_bnode *n = t->root;
+
+	while (n->level)
+		n = n->child[0];
+	return n;
+}
+
+UNIT_TEST(tree_image_checks_clean)
+{
+	struct bch_check_opts o = { 0 };
+	struct bch_check_result res;
+	struct bch_node_out out;
+	struct bch_btree t;
+	struct image im;
+	struct bch_key k;
+	u32 i;
+
+	image_setup(&im);
+	CHECK(!bch_btree_init(&t, 200, 16, im.g.btree_sectors, alloc_node,
+			      &im));
+	for (i = 0; i < 30000; i++) {
+		random_extent(&im, &k);
+		if (bch_btree_insert(&t, &k)) {
+			CHECK(0);
+			break;
+		}
+	}
+	keys_written = 0;
+	CHECK(!write_tree(&im, t.root));
+	write_root_entry(&im, &t);
+
+	CHECK(!bch_check(&im.io, &o, NULL, &res));
+	CHECK(res.nr_damage == 0);
+	CHECK(res.newest_seq == 2);
+	CHECK(res.root_level == t.root->level && t.root->level >= 2);
+	CHECK(res.btree_nodes == t.nr_nodes);
+	CHECK(res.btree_keys == keys_written);
+	CHECK(res.buckets_btree == t.nr_nodes);
+
+	/* Append to the first leaf: an extent inside its range, then one
+	 * crossing its key. */
+	out.key = first_leaf(&t)->key;
+	out.written = bch_bset_blocks_for(&im.g, 0);
+	{
+		const struct bch_bset_disk *b = (void *)(im.data +
+			bch_ptr_offset(out.key.ptr[0]) * 512);
+		u32 u64s = le32_to_cpu(b->keys);
+
+		out.seq = le64_to_cpu(b->seq);
+		out.written = bch_bset_blocks_for(&im.g, u64s);
+	}
+	bch_key_init(&k, 0, 4, 4, true);
+	bch_key_add_ptr(&k, bch_make_ptr(0, bch_bucket_sector(&im.g,
+							       FIRST_DATA), 0));
+	CHECK(!bch_node_append(&im.io, &im.g, &out, &k, 1));
+	CHECK(!bch_check(&im.io, &o, NULL, &res));
+	CHECK(res.nr_damage == 0 && res.btree_keys == keys_written + 1);
+	bch_key_init(&k, bch_key_inode(&out.key), out.key.low + 8, 16, false);
+	CHECK(!bch_node_append(&im.io, &im.g, &out, &k, 1));
+	CHECK(!bch_check(&im.io, &o, NULL, &res));
+	CHECK(res.damage[BCH_DMG_KEY_BOUNDS] == 1);
+
+	bch_btree_free(&t);
+	free(im.data);
+}
