@@ -25,7 +25,8 @@ bash scripts/deps.sh >"$top/build/deps.log" 2>&1 || {
 kernels=("$KVER_61" "$KVER_612")
 
 VM_TESTS=(module create-status data-raw data-backing table messages
-	bad-tables reload-fio cache-format mainline-cross demo)
+	bad-tables reload-fio cache-format mainline-cross mainline-reads-ours
+	demo)
 
 step() {	# step NAME COMMAND...: one PASS/FAIL line from an exit code
 	local name=$1 log

@@ -129,6 +129,15 @@ run format/label 0 'backing device' bcache_format --wipe-bcache -l label1 -B "$t
 run format/label-dump 0 'label "label1"' bcache_dump "$tmp/oursb.img"
 run format/label-show 0 'dev.label[[:space:]]+label1' /usr/sbin/bcache-super-show "$tmp/oursb.img"
 
+# --- our writers: a tree indexing real data (bcache_seed) checks clean -------------
+truncate -s 256M "$tmp/seed-c.img"
+truncate -s 128M "$tmp/seed-b.img"
+head -c 16M /dev/urandom >"$tmp/seed.data"
+run seed/format 0 'backing device' bcache_format -b 128k -w 512 -C "$tmp/seed-c.img" -B "$tmp/seed-b.img"
+run seed/write 0 'root level 1' bcache_seed "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/seed.data" 16
+run seed/check 0 'btree: root level 1, [0-9]+ nodes, [0-9]+ keys; buckets: [0-9]+ btree, 128 data' bcache_check "$tmp/seed-c.img"
+run seed/again 1 'freshly formatted' bcache_seed "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/seed.data" 16
+
 # --- refusals and usage ---------------------------------------------------------
 img=$tmp/small.img
 truncate -s 256M "$img"

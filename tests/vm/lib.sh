@@ -116,3 +116,32 @@ damage_all() {	# damage_all RESTORE
 	log "$n damage classes checked"
 	[ "$n" -ge 16 ] || fail "only $n damage classes ran"
 }
+
+wait_for() {	# wait_for DESCRIPTION TEST-COMMAND...: up to 20 s
+	local what=$1 i
+	shift
+	for i in $(seq 100); do "$@" && return 0; sleep 0.2; done
+	fail "timed out waiting for $what"
+}
+
+# Register $CACHE_DEV and $ORIGIN_DEV with the mainline driver; wait for
+# bcache0 attached to its set; fail on any complaint in the kernel log
+# ("invalidating existing data" is the driver creating a new set).
+mainline_register() {
+	dmesg -c >/dev/null
+	echo $CACHE_DEV >/sys/fs/bcache/register
+	echo $ORIGIN_DEV >/sys/fs/bcache/register
+	wait_for "bcache0" test -b /dev/bcache0
+	wait_for "bcache0 to attach" test -e /sys/block/bcache0/bcache/cache
+	if dmesg | grep -E 'bcache: .*(error|fail|bad|invalid[^a])'; then
+		fail "mainline bcache complained"
+	fi
+}
+
+# Stop the mainline driver's bcache0 and cache set @cset, and wait for both.
+mainline_stop() {	# mainline_stop CSET
+	echo 1 >/sys/block/bcache0/bcache/stop
+	wait_for "bcache0 to stop" test ! -b /dev/bcache0
+	echo 1 >/sys/fs/bcache/$1/stop
+	wait_for "the set to stop" test ! -e /sys/fs/bcache/$1
+}

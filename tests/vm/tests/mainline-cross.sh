@@ -15,13 +15,6 @@
 load_module
 modprobe bcache
 
-wait_for() {	# wait_for DESCRIPTION TEST-COMMAND...
-	local what=$1 i
-	shift
-	for i in $(seq 100); do "$@" && return 0; sleep 0.2; done
-	fail "timed out waiting for $what"
-}
-
 wipe_head $CACHE_DEV
 wipe_head $ORIGIN_DEV
 bcache_format --wipe-bcache -b 128k -C $CACHE_DEV -B $ORIGIN_DEV >/tmp/format.out ||
@@ -30,26 +23,8 @@ cset=$(bcache-super-show $CACHE_DEV | awk '/^cset.uuid/ { print $2 }')
 bdev_cset=$(bcache-super-show $ORIGIN_DEV | awk '/^cset.uuid/ { print $2 }')
 expect_eq "one set uuid for the pair" "$bdev_cset" "$cset"
 
-register() {
-	dmesg -c >/dev/null
-	echo $CACHE_DEV >/sys/fs/bcache/register
-	echo $ORIGIN_DEV >/sys/fs/bcache/register
-	wait_for "bcache0" test -b /dev/bcache0
-	wait_for "attach to $cset" test -e /sys/block/bcache0/bcache/cache
-	if dmesg | grep -E 'bcache: .*(error|fail|bad|invalid[^a])'; then
-		fail "mainline bcache complained"
-	fi
-}
-
-stop_all() {
-	echo 1 >/sys/block/bcache0/bcache/stop
-	wait_for "bcache0 to stop" test ! -b /dev/bcache0
-	echo 1 >/sys/fs/bcache/$cset/stop
-	wait_for "the set to stop" test ! -e /sys/fs/bcache/$cset
-}
-
 log "register the pair bcache_format made"
-register
+mainline_register
 dmesg | grep -q 'invalidating existing data' && fail "our set was not recognised as existing"
 expect_eq "cache mode" "$(cat /sys/block/bcache0/bcache/cache_mode)" \
 	"[writethrough] writeback writearound none"
@@ -60,18 +35,18 @@ log "write-through run"
 write_data /dev/bcache0 0 32
 same_data /dev/bcache0 0 $DATA_DEV 0 $((32 * 2048)) || fail "write-through data differs"
 same_data $ORIGIN_DEV 16 $DATA_DEV 0 $((32 * 2048)) || fail "origin lacks write-through data"
-stop_all
+mainline_stop $cset
 bcache_check $CACHE_DEV >/tmp/check.out || { cat /tmp/check.out; fail "not clean after write-through"; }
 grep -Eq 'btree: .* [1-9][0-9]* data' /tmp/check.out || fail "no data buckets: $(cat /tmp/check.out)"
 
 log "write-back run on the same set"
-register
+mainline_register
 echo writeback >/sys/block/bcache0/bcache/cache_mode
 echo 0 >/sys/block/bcache0/bcache/writeback_running
 write_data /dev/bcache0 40 16
 same_data /dev/bcache0 $((40 * 2048)) $DATA_DEV 0 $((16 * 2048)) || fail "write-back data differs"
 expect_eq "backing state" "$(cat /sys/block/bcache0/bcache/state)" dirty
-stop_all
+mainline_stop $cset
 bcache_check $CACHE_DEV >/tmp/check.out || { cat /tmp/check.out; fail "not clean after write-back"; }
 cat /tmp/check.out
 grep -Eq ' [1-9][0-9]* dirty$' /tmp/check.out || fail "no dirty buckets: $(cat /tmp/check.out)"
@@ -88,7 +63,7 @@ wipe_head $CACHE_DEV
 wipe_head $ORIGIN_DEV
 make-bcache -C -b 128k $CACHE_DEV -B $ORIGIN_DEV >/dev/null
 cset=$(bcache-super-show $CACHE_DEV | awk '/^cset.uuid/ { print $2 }')
-register
+mainline_register
 echo writeback >/sys/block/bcache0/bcache/cache_mode
 echo 0 >/sys/block/bcache0/bcache/writeback_running
 fio --name=split --filename=/dev/bcache0 --rw=randwrite --bs=4k \
@@ -97,7 +72,7 @@ fio --name=split --filename=/dev/bcache0 --rw=randwrite --bs=4k \
 echo 1 >/sys/fs/bcache/$cset/internal/trigger_gc
 sleep 2
 log "tree depth $(cat /sys/fs/bcache/$cset/tree_depth), dirty $(cat /sys/block/bcache0/bcache/dirty_data)"
-stop_all
+mainline_stop $cset
 bcache_check $CACHE_DEV >/tmp/check.out || { cat /tmp/check.out; fail "not clean after random writes and gc"; }
 cat /tmp/check.out
 grep -q 'btree: root level [1-9]' /tmp/check.out || fail "the root did not split: $(cat /tmp/check.out)"
