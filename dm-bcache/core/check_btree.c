@@ -16,14 +16,10 @@
 #include "check_priv.h"
 #include "extents.h"
 #include "array.h"
+#include "children.h"
 
 #define BCH_MAX_DEPTH	8	/* far beyond any real tree */
 
-/* A key of the node: children of an interior node, extents of a leaf. */
-struct child {
-	struct bch_key k;
-	u32 order;		/* position in the node, for a stable sort */
-};
 
 struct walk {
 	struct bch_chk *c;
@@ -31,7 +27,7 @@ struct walk {
 	u64 node_bucket;
 	u32 level;
 	u64 lo_inode, lo_offset;	/* keys lie at or after this */
-	struct child *kids;
+	struct bch_ikey *kids;	/* children of an interior node, extents of a leaf */
 	u32 nr_kids, cap_kids;
 	u64 keys;
 };
@@ -208,18 +204,13 @@ static int visit_bset(void *ctx, const struct bch_bset_disk *b, u32 block,
 	return 0;
 }
 
-static int cmp_child(const void *a, const void *b)
-{
-	const struct child *x = a, *y = b;
-	int r = bch_key_cmp(&x->k, &y->k);
-
-	if (r)
-		return r;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 static int walk_node(struct bch_chk *c, const struct bch_key *nk, u32 level,
 		     u64 lo_inode, u64 lo_offset);
+
+static bool is_live(void *ctx, const struct bch_key *k)
+{
+	return live_ptr(ctx, k);
+}
 
 /* Walk the live child at each position; they must reach the node's key. */
 static int walk_children(struct walk *w)
@@ -234,43 +225,32 @@ static int walk_children(struct walk *w)
 
 	for (i = 0; i < w->nr_kids; i++)
 		bch_chk_adopt_gen(c, w->kids[i].k.ptr[0]);
-	bch_sort(w->kids, w->nr_kids, sizeof(*w->kids), cmp_child);
+	bch_ikeys_sort(w->kids, w->nr_kids);
 
 	node_where(w, where, sizeof(where));
 	for (i = 0; i < w->nr_kids; i = j) {
-		const struct bch_key *pos = &w->kids[i].k;
-		const struct bch_key *live = NULL;
+		struct bch_ipick p;
 
-		for (j = i; j < w->nr_kids &&
-		     !bch_key_cmp(&w->kids[j].k, pos); j++) {
-			const struct bch_key *k = &w->kids[j].k;
-
-			if (bch_btree_ptr_invalid(k, &c->g.kg))
-				continue;
-			if (!live_ptr(c, k)) {
-				stale_end = k;
-				continue;
-			}
-			if (live) {
-				bch_key_to_text(kt, sizeof(kt), k, false);
-				bch_chk_damage(c, BCH_DMG_NODE,
-					       "%s: two live child pointers at %llu:%llu (second: %s)",
-					       where, bch_key_inode(k), k->low,
-					       kt);
-				continue;
-			}
-			live = k;
+		j = bch_ikeys_pick(w->kids, w->nr_kids, i, &c->g.kg, is_live,
+				   c, &p);
+		if (p.stale)
+			stale_end = p.stale;
+		if (p.second) {
+			bch_key_to_text(kt, sizeof(kt), p.second, false);
+			bch_chk_damage(c, BCH_DMG_NODE,
+				       "%s: two live child pointers at %llu:%llu (second: %s)",
+				       where, bch_key_inode(p.second),
+				       p.second->low, kt);
 		}
-		/* Freeing keys sit at the zero position and lead nowhere. */
-		if (!live || (!bch_key_inode(pos) && !pos->low))
+		if (!p.live || p.freeing)
 			continue;
-		claim(c, live->ptr[0], BCH_USE_BTREE, false);
-		r = walk_node(c, live, w->level - 1, lo_inode, lo_offset);
+		claim(c, p.live->ptr[0], BCH_USE_BTREE, false);
+		r = walk_node(c, p.live, w->level - 1, lo_inode, lo_offset);
 		if (r)
 			return r;
-		lo_inode = bch_key_inode(live);
-		lo_offset = live->low;
-		reached = !bch_key_cmp(live, w->nk);
+		lo_inode = bch_key_inode(p.live);
+		lo_offset = p.live->low;
+		reached = !bch_key_cmp(p.live, w->nk);
 	}
 	if (reached || !w->nr_kids)
 		return 0;
