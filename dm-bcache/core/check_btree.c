@@ -20,7 +20,6 @@
 
 #define BCH_MAX_DEPTH	8	/* far beyond any real tree */
 
-
 struct walk {
 	struct bch_chk *c;
 	const struct bch_key *nk;	/* the node's key in its parent */
