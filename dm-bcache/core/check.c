@@ -6,6 +6,7 @@
  */
 #include "check_priv.h"
 #include "format.h"
+#include "prio_read.h"
 
 const char * const bch_damage_names[BCH_NR_DAMAGE] = {
 	[BCH_DMG_SUPERBLOCK]		= "superblock",
@@ -147,62 +148,50 @@ static int check_super(struct bch_chk *c)
 	return err ? 1 : 0;
 }
 
+static bool prio_claim(void *ctx, u32 link, u64 bucket)
+{
+	(void)link;
+	return claim_meta(ctx, bucket, BCH_OWN_PRIO, BCH_DMG_PRIO);
+}
+
+static void prio_visit(void *ctx, u64 bucket, u64 first, u32 count,
+		       const struct bch_prio_set_disk *p)
+{
+	struct bch_chk *c = ctx;
+
+	if (c->ops && c->ops->prio)
+		c->ops->prio(c->ops->ctx, bucket, first, count, p);
+	c->res->prio_buckets++;
+}
+
 static int check_prios(struct bch_chk *c)
 {
 	struct bch_geom *g = &c->g;
-	u64 bucket = le64_to_cpu(c->newest.prio_bucket[g->nr_this_dev]);
-	u64 first = 0;
-	u32 n;
+	struct bch_prio_reader rd = { c, prio_claim, prio_visit };
+	struct bch_prio_bad bad;
+	int r;
 
-	for (n = 0; n < g->nr_prio_buckets; n++) {
-		struct bch_prio_set_disk *p;
-		const char *err;
-		u32 i, count;
-
-		if (!bch_chk_bucket_ok(c, bucket)) {
-			bch_chk_damage(c, BCH_DMG_PRIO,
-				       "prio chain link %u: bucket %llu outside [%u, %llu)",
-				       n, bucket, g->kg.first_bucket,
-				       g->kg.nbuckets);
-			return 0;
-		}
-		if (!claim_meta(c, bucket, BCH_OWN_PRIO, BCH_DMG_PRIO))
-			return 0;
-		p = bch_chk_read(c, bch_bucket_sector(g, bucket),
-				 g->meta_bucket_bytes);
-		if (!p)
-			return -EIO;
-		err = bch_prio_validate(p, g);
-		if (err) {
-			if (le64_to_cpu(p->magic) != g->pset_magic)
-				bch_chk_damage(c, BCH_DMG_PRIO,
-					       "prio bucket %llu (link %u): %s: expected magic %016llx, found %016llx",
-					       bucket, n, err, g->pset_magic,
-					       le64_to_cpu(p->magic));
-			else
-				bch_chk_damage(c, BCH_DMG_PRIO,
-					       "prio bucket %llu (link %u): %s: expected csum %016llx, found %016llx",
-					       bucket, n, err,
-					       bch_prio_csum(p, g),
-					       le64_to_cpu(p->csum));
-			bch_free(p);
-			return 0;
-		}
-		count = min_t(u64, g->prios_per_bucket, g->kg.nbuckets - first);
-		for (i = 0; i < count; i++) {
-			struct bch_prio_entry e;
-
-			bch_prio_get(p, i, &e);
-			c->gens[first + i] = e.gen;
-		}
-		if (c->ops && c->ops->prio)
-			c->ops->prio(c->ops->ctx, bucket, first, count, p);
-		first += count;
-		bucket = le64_to_cpu(p->next_bucket);
-		bch_free(p);
-		c->res->prio_buckets++;
+	r = bch_prio_read(c->io, g,
+			  le64_to_cpu(c->newest.prio_bucket[g->nr_this_dev]),
+			  c->gens, NULL, &rd, &bad);
+	if (r < 0)
+		return r;
+	if (!r) {
+		c->gens_known = true;
+		return 0;
 	}
-	c->gens_known = true;
+	if (!bad.why)		/* claim_meta() reported it */
+		return 0;
+	if (!bad.what)
+		bch_chk_damage(c, BCH_DMG_PRIO,
+			       "prio chain link %u: bucket %llu outside [%u, %llu)",
+			       bad.link, bad.bucket, g->kg.first_bucket,
+			       g->kg.nbuckets);
+	else
+		bch_chk_damage(c, BCH_DMG_PRIO,
+			       "prio bucket %llu (link %u): %s: expected %s %016llx, found %016llx",
+			       bad.bucket, bad.link, bad.why, bad.what,
+			       bad.expected, bad.found);
 	return 0;
 }
 

@@ -137,6 +137,17 @@ run seed/format 0 'backing device' bcache_format -b 128k -w 512 -C "$tmp/seed-c.
 run seed/write 0 'root level 1' bcache_seed "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/seed.data" 16
 run seed/check 0 'btree: root level 1, [0-9]+ nodes, [0-9]+ keys; buckets: [0-9]+ btree, 128 data' bcache_check "$tmp/seed-c.img"
 run seed/again 1 'freshly formatted' bcache_seed "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/seed.data" 16
+run export/seeded 0 'exported' bcache_export --sectors 32768 "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/export.out"
+if cmp -s "$tmp/export.out" "$tmp/seed.data"; then pass export/seeded-data; else failc export/seeded-data "differs from the seeded data"; fi
+run export/whole 0 'exported' bcache_export "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/export-all.out"
+if [ "$(stat -c %s "$tmp/export-all.out")" = $(((128 << 20) - 8192)) ] &&
+	cmp -s -n $((16 << 20)) "$tmp/export-all.out" "$tmp/seed.data"; then
+	pass export/whole-size
+else
+	failc export/whole-size "wrong size or data"
+fi
+run export/no-slot 1 'no slot' bcache_export "$tmp/seed-c.img" "$tmp/oursb.img" "$tmp/x.out"
+run export/usage 2 'usage' bcache_export "$tmp/seed-c.img"
 
 # --- refusals and usage ---------------------------------------------------------
 img=$tmp/small.img

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bcache_export: write out what a cached device holds now, offline.
+ *
+ *   bcache_export [--sectors N] CACHE BACKING OUTPUT
+ *
+ * The cache's index is read the way the target reads it: the prio chain
+ * gives the gens, the btree is loaded (core/btree_load.c) and the journal
+ * entries of the replay range are replayed into it (core/journal_read.c).
+ * Then every sector of BACKING's data area comes from the cache where a
+ * live extent of BACKING's UUID slot holds it (dirty data included), and
+ * from BACKING itself elsewhere.  OUTPUT (a file or device) receives the
+ * result from its sector 0.  This is how data can be recovered from a
+ * cache whose origin is behind, and how the tests compare our reading of
+ * a mainline-written cache with what the mainline driver serves.
+ *
+ * The cache must check clean (a torn journal tail is tolerated).
+ * Exit codes: 0 written, 1 refused, 2 usage or I/O error.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <unistd.h>
+
+#include "crc64.h"
+#include "btree_load.h"
+#include "check.h"
+#include "format.h"
+#include "journal_read.h"
+#include "prio_read.h"
+#include "uuid.h"
+#include "devio.h"
+
+#define PROG "bcache_export"
+
+static struct bch_dev cache, backing;
+static struct bch_geom g;
+
+static int die(int code, const char *msg)
+{
+	fprintf(stderr, PROG ": %s\n", msg);
+	return code;
+}
+
+/*
+ * Nodes made here are never written: the tree is loaded, then only grows
+ * by replay, with no node limits, so the only node made is the empty root
+ * that bch_btree_init() replaces.
+ */
+static int no_placement(void *ctx, struct bch_key *key)
+{
+	(void)ctx;
+	(void)key;
+	return 0;
+}
+
+/* The UUID slot holding @uuid, or -1. */
+static int find_slot(const struct bch_jset_disk *newest, const u8 *uuid)
+{
+	struct bch_uuid_entry_disk *tbl = calloc(1, g.meta_bucket_bytes);
+	struct bch_key k;
+	int slot = -1;
+	u32 i;
+
+	bch_key_decode(newest->uuid_bucket, BCH_BKEY_PAD_U64S, &k);
+	if (tbl && !cache.io.read(cache.io.ctx, bch_ptr_offset(k.ptr[0]), tbl,
+				  g.meta_bucket_bytes))
+		for (i = 0; i < g.nr_uuids && slot < 0; i++)
+			if (!memcmp(tbl[i].uuid, uuid, 16))
+				slot = i;
+	free(tbl);
+	return slot;
+}
+
+/* Replay the keys of the entries in the replay range, oldest first. */
+static int replay(struct bch_btree *t, struct bch_jscan *s, const struct bch_sb *sb)
+{
+	u64 last = le64_to_cpu(s->newest.last_seq);
+	u32 i;
+
+	bch_jscan_sort(s);
+	for (i = 0; i < s->nr; i++) {
+		const struct bch_jentry *e = &s->e[i];
+		struct bch_jset_disk *j;
+		u32 at = 0;
+
+		if (!e->valid || e->seq < last || (i && s->e[i - 1].seq == e->seq))
+			continue;
+		j = bch_jscan_read(&cache.io, sb, &g, e);
+		if (!j)
+			return -EIO;
+		while (at < e->u64s) {
+			struct bch_key k;
+			u32 n = bch_key_decode(j->d + at, e->u64s - at, &k);
+
+			if (!n)
+				break;
+			at += n;
+			if (bch_key_size(&k) && bch_btree_insert(t, &k)) {
+				bch_free(j);
+				return -ENOMEM;
+			}
+		}
+		bch_free(j);
+	}
+	return 0;
+}
+
+static bool live(const u8 *gens, const struct bch_key *k)
+{
+	u64 b;
+
+	if (!k || !bch_key_ptrs(k) || bch_ptr_dev(k->ptr[0]) != g.nr_this_dev)
+		return false;
+	b = bch_ptr_bucket(&g, k->ptr[0]);
+	return b < g.kg.nbuckets && !bch_gen_stale(gens[b], bch_ptr_gen(k->ptr[0]));
+}
+
+static int copy_out(struct bch_btree *t, const u8 *gens, u64 inode,
+		    u64 data_offset, u64 sectors, int out)
+{
+	u8 *buf = malloc(1 << 20);
+	u64 s = data_offset, end = data_offset + sectors;
+
+	if (!buf)
+		return -ENOMEM;
+	while (s < end) {
+		u64 next;
+		const struct bch_key *k = bch_btree_lookup(t, inode, s, &next);
+		u64 n = min_t(u64, min_t(u64, next, end) - s, 2048);
+		struct bch_dev *from = live(gens, k) ? &cache : &backing;
+		u64 at = from == &cache ?
+			 bch_ptr_offset(k->ptr[0]) + s - bch_key_start(k) : s;
+
+		if (from->io.read(from->io.ctx, at, buf, n * 512) ||
+		    pwrite(out, buf, n * 512, (s - data_offset) * 512) !=
+		    (ssize_t)(n * 512)) {
+			free(buf);
+			return -EIO;
+		}
+		s += n;
+	}
+	free(buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sectors", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bch_check_opts o = { 0 };
+	struct bch_check_result res;
+	struct bch_sb csb, bsb;
+	struct bch_sb_disk *d;
+	struct bch_btree t;
+	struct bch_jscan s;
+	struct bch_key root;
+	u64 sectors = 0;
+	u8 *gens;
+	int c, slot, out;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 's') {
+			sectors = strtoull(optarg, NULL, 10);
+		} else {
+			printf("usage: " PROG " [--sectors N] CACHE BACKING OUTPUT\n");
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (optind != argc - 3)
+		return die(2, "usage: " PROG " [--sectors N] CACHE BACKING OUTPUT");
+	bch_crc64_init();
+	if (bch_dev_open(&cache, PROG, argv[optind], false) ||
+	    bch_dev_open(&backing, PROG, argv[optind + 1], false))
+		return 2;
+	if (bch_check(&cache.io, &o, NULL, &res))
+		return die(2, "cannot read the cache");
+	if (res.nr_damage != res.damage[BCH_DMG_JOURNAL_TAIL] ||
+	    !res.synchronous)
+		return die(1, "the cache does not check clean; run bcache_check");
+	csb = res.sb;
+	bch_geom_init(&g, &csb);
+	d = calloc(1, BCH_SB_BYTES);
+	if (!d || bch_sb_read(&backing.io, d) ||
+	    bch_sb_validate(d, backing.sectors, backing.lbs, &bsb) ||
+	    bsb.kind != BCH_SB_KIND_BACKING)
+		return die(1, "BACKING has no valid backing superblock");
+	free(d);
+	if (!sectors || sectors > backing.sectors - bsb.data_offset)
+		sectors = backing.sectors - bsb.data_offset;
+
+	gens = calloc(csb.nbuckets, 1);
+	if (!gens || bch_jscan_run(&cache.io, &csb, &g, &s, NULL, NULL) ||
+	    bch_prio_read(&cache.io, &g,
+			  le64_to_cpu(s.newest.prio_bucket[g.nr_this_dev]),
+			  gens, NULL, NULL, NULL))
+		return die(2, "cannot read the journal or the prios");
+	slot = find_slot(&s.newest, bsb.uuid);
+	if (slot < 0) {
+		bch_jscan_free(&s);
+		free(gens);
+		return die(1, "BACKING has no slot in the cache's UUID table");
+	}
+	/* Loaded whole, no node limits: replay only adds keys. */
+	bch_key_decode(s.newest.btree_root, BCH_BKEY_PAD_U64S, &root);
+	if (bch_btree_init(&t, ~0U, ~0U, g.btree_sectors, no_placement, NULL) ||
+	    bch_btree_load(&t, &cache.io, &g, &root,
+			   le16_to_cpu(s.newest.btree_level), gens) ||
+	    replay(&t, &s, &csb))
+		return die(2, "cannot load the index");
+	out = open(argv[optind + 2], O_WRONLY | O_CREAT, 0644);
+	if (out < 0 || copy_out(&t, gens, slot, bsb.data_offset, sectors, out) ||
+	    fsync(out))
+		return die(2, "writing OUTPUT failed");
+	close(out);
+	printf("%s: %llu sectors of slot %d exported (%llu nodes)\n",
+	       argv[optind + 1], sectors, slot, t.nr_nodes);
+	bch_btree_free(&t);
+	bch_jscan_free(&s);
+	free(gens);
+	return 0;
+}
