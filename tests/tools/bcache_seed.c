@@ -3,7 +3,7 @@
  * bcache_seed: populate a freshly formatted cache offline with our own
  * writers, for the mainline cross-test ("our writer -> the driver").
  *
- *   bcache_seed CACHE BACKING DATA-FILE MIB
+ *   bcache_seed [--journal] CACHE BACKING DATA-FILE MIB
  *
  * Copies MIB MiB from DATA-FILE into data buckets of CACHE, indexes them
  * as clean extents of the backing device's data area (inode 0, starting
@@ -12,7 +12,9 @@
  * new journal entry, and marks BACKING attached and clean.  The driver
  * then serves those sectors from the cache: since BACKING itself does not
  * hold that data, reading it back through /dev/bcacheN proves the index
- * was used.  Exit codes: 0 done, 1 refused, 2 error.
+ * was used.  With --journal the extents go into journal entries written
+ * by core/journal_write.c instead, and the root stays empty: the driver
+ * must replay them.  Exit codes: 0 done, 1 refused, 2 error.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@
 #include "check.h"
 #include "format.h"
 #include "journal_read.h"
+#include "journal_write.h"
 #include "node_io.h"
 #include "devio.h"
 
@@ -174,8 +177,35 @@ static int write_entry(const struct bch_jscan *s, const struct bch_btree *t)
 	return r;
 }
 
+/* Every extent of the tree's leaves, in order, into journal entries. */
+static int journal_keys(struct bch_btree *t, struct bch_jscan *s)
+{
+	struct bch_bnode *n = t->root;
+	struct bch_jwriter w;
+	struct bch_key *k;
+	u32 left;
+	int r;
+
+	if (n->level || bch_keyset_compact(&n->ks))
+		return -EINVAL;		/* main() keeps it one leaf */
+	r = bch_jwriter_open(&w, &cache.io, &csb, &g, s);
+	k = n->ks.set[0].e.k;
+	left = n->ks.set[0].e.nr;
+	while (!r && left) {
+		r = bch_jwriter_write(&w, k, left);
+		if (r > 0) {
+			k += r;
+			left -= r;
+			r = 0;
+		}
+	}
+	bch_jwriter_close(&w);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
+	bool journal = argc > 1 && !strcmp(argv[1], "--journal");
 	struct bch_check_opts o = { 0 };
 	struct bch_check_result res;
 	struct bch_sb_disk *d;
@@ -184,8 +214,12 @@ int main(int argc, char **argv)
 	FILE *data;
 	const char *err;
 
+	if (journal) {
+		argc--;
+		argv++;
+	}
 	if (argc != 5)
-		return die(2, "usage: " PROG " CACHE BACKING DATA-FILE MIB");
+		return die(2, "usage: " PROG " [--journal] CACHE BACKING DATA-FILE MIB");
 	bch_crc64_init();
 	if (bch_dev_open(&cache, PROG, argv[1], true) ||
 	    bch_dev_open(&backing, PROG, argv[2], true))
@@ -212,9 +246,13 @@ int main(int argc, char **argv)
 	/* Nodes after the formatted metadata; data from the top down. */
 	next_node_bucket = bch_ptr_bucket(&g, le64_to_cpu(s.newest.btree_root[2])) + 1;
 	next_data_bucket = csb.nbuckets;
-	if (bch_btree_init(&t, 1000, 64, g.btree_sectors, alloc_node, NULL) ||
-	    fill(&t, data, strtoull(argv[4], NULL, 10)) || write_tree(t.root) ||
-	    record_backing(&s.newest) || write_entry(&s, &t))
+	/* --journal: one leaf in memory, never written; its keys are logged. */
+	if (bch_btree_init(&t, journal ? ~0U : 1000, 64, g.btree_sectors,
+			   alloc_node, NULL) ||
+	    fill(&t, data, strtoull(argv[4], NULL, 10)) ||
+	    record_backing(&s.newest) ||
+	    (journal ? journal_keys(&t, &s) :
+	     write_tree(t.root) || write_entry(&s, &t)))
 		return die(2, "writing the cache failed");
 
 	/* Attached and clean: the driver attaches to UUID slot 0. */
@@ -224,8 +262,14 @@ int main(int argc, char **argv)
 	if (bch_sb_write(&backing.io, &bsb) || fsync(backing.fd) ||
 	    fsync(cache.fd))
 		return die(2, "writing the backing superblock failed");
-	printf("%s: %llu nodes, root level %u, %llu data buckets\n", argv[1],
-	       t.nr_nodes, t.root->level, csb.nbuckets - next_data_bucket);
+	if (journal)
+		printf("%s: %u keys in the journal, %llu data buckets\n",
+		       argv[1], t.root->ks.set[0].e.nr,
+		       csb.nbuckets - next_data_bucket);
+	else
+		printf("%s: %llu nodes, root level %u, %llu data buckets\n",
+		       argv[1], t.nr_nodes, t.root->level,
+		       csb.nbuckets - next_data_bucket);
 	bch_btree_free(&t);
 	bch_jscan_free(&s);
 	return 0;

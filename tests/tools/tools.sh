@@ -148,6 +148,12 @@ else
 fi
 run export/no-slot 1 'no slot' bcache_export "$tmp/seed-c.img" "$tmp/oursb.img" "$tmp/x.out"
 run export/usage 2 'usage' bcache_export "$tmp/seed-c.img"
+# The extents only in journal entries: bcache_export replays them.
+run seed/journal-format 0 'backing device' bcache_format --wipe-bcache -b 128k -w 512 -C "$tmp/seed-c.img" -B "$tmp/seed-b.img"
+run seed/journal 0 '4096 keys in the journal' bcache_seed --journal "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/seed.data" 16
+run seed/journal-check 0 'replay 1-[0-9]+ with 4096 keys' bcache_check "$tmp/seed-c.img"
+run export/journal 0 'exported' bcache_export --sectors 32768 "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/export-j.out"
+if cmp -s "$tmp/export-j.out" "$tmp/seed.data"; then pass export/journal-data; else failc export/journal-data "differs from the seeded data"; fi
 
 # --- refusals and usage ---------------------------------------------------------
 img=$tmp/small.img
