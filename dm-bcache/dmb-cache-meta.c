@@ -9,6 +9,7 @@
  */
 #include <linux/blkdev.h>
 #include <linux/log2.h>
+#include <linux/uuid.h>
 
 #include "dmb-target.h"
 #include "core/format.h"
@@ -97,8 +98,8 @@ static int format_cache(struct dmb_cache *dc, void *area)
 	p.block_size = dc->block_size;
 	p.bucket_size = choose_bucket_size(dc, p.dev_sectors);
 	p.policy = BCH_REPLACEMENT_LRU;
-	get_random_bytes(p.uuid, sizeof(p.uuid));
-	get_random_bytes(p.set_uuid, sizeof(p.set_uuid));
+	generate_random_uuid(p.uuid);		/* RFC 4122 version 4 */
+	generate_random_uuid(p.set_uuid);
 	err = bch_format_cache_sb(&p, sb);
 	if (err) {
 		DMERR("cache %s: cannot format with %u-sector buckets: %s",

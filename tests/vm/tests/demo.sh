@@ -1,9 +1,12 @@
-# The demo (make demo): a bcache device, its table and status, and a data
-# check against the origin.  Also a test: it fails if any step fails.
+# The demo (make demo): a bcache device on an all-zero cache (which the
+# target formats), its table and status, a data check against the origin,
+# and the offline checker on the cache.  Also a test: it fails if any
+# step fails.
 . /tests/lib.sh
 say() { printf '\n### %s\n' "$*"; }
 load_module
 wipe_head $ORIGIN_DEV
+wipe_head $CACHE_DEV
 
 say "dm-bcache $(dmsetup targets | awk '$1 == "bcache" { print $2 }') on Linux $(uname -r)"
 len=$((256 * 2048))
@@ -19,6 +22,9 @@ same_data /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) && echo "read back: i
 same_data $ORIGIN_DEV 2048 $DATA_DEV 0 $((64 * 2048)) && echo "origin at the same offset: identical"
 echo "# dmsetup status demo"; dmsetup status demo
 dmsetup remove demo
+
+say "the cache the target formatted, checked offline"
+echo "# bcache_check $CACHE_DEV"; bcache_check $CACHE_DEV
 
 say "an origin formatted by make-bcache -B (data starts at sector 16)"
 make-bcache -B $ORIGIN_DEV >/dev/null
