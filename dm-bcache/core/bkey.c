@@ -96,16 +96,13 @@ static const char *ptr_invalid(const struct bch_key *k, u64 ptr,
 	return NULL;
 }
 
-const char *bch_extent_invalid(const struct bch_key *k,
-			       const struct bch_key_geom *g)
+/* Every pointer on an available device (dev < 8) checked; NULL if sound. */
+static const char *ptrs_invalid(const struct bch_key *k,
+				const struct bch_key_geom *g)
 {
 	unsigned int i;
 	const char *err;
 
-	if (bch_key_csum(k))
-		return "bad, data checksum type set";
-	if (bch_key_size(k) > k->low)
-		return "bad, size larger than offset";
 	for (i = 0; i < bch_key_ptrs(k); i++) {
 		if (bch_ptr_dev(k->ptr[i]) >= BCH_MAX_CACHES)
 			continue;
@@ -116,12 +113,19 @@ const char *bch_extent_invalid(const struct bch_key *k,
 	return NULL;
 }
 
+const char *bch_extent_invalid(const struct bch_key *k,
+			       const struct bch_key_geom *g)
+{
+	if (bch_key_csum(k))
+		return "bad, data checksum type set";
+	if (bch_key_size(k) > k->low)
+		return "bad, size larger than offset";
+	return ptrs_invalid(k, g);
+}
+
 const char *bch_btree_ptr_invalid(const struct bch_key *k,
 				  const struct bch_key_geom *g)
 {
-	unsigned int i;
-	const char *err;
-
 	if (!bch_key_ptrs(k))
 		return "bad, no pointers";
 	if (!bch_key_size(k))
@@ -130,14 +134,7 @@ const char *bch_btree_ptr_invalid(const struct bch_key *k,
 		return "bad, dirty btree pointer";
 	if (bch_key_csum(k))
 		return "bad, data checksum type set";
-	for (i = 0; i < bch_key_ptrs(k); i++) {
-		if (bch_ptr_dev(k->ptr[i]) >= BCH_MAX_CACHES)
-			continue;
-		err = ptr_invalid(k, k->ptr[i], g);
-		if (err)
-			return err;
-	}
-	return NULL;
+	return ptrs_invalid(k, g);
 }
 
 void bch_key_to_text(char *buf, size_t len, const struct bch_key *k,

@@ -20,23 +20,11 @@ struct node_keys {
 	int err;
 };
 
-static void adopt(struct loader *l, u64 ptr)
-{
-	u64 b = bch_ptr_bucket(l->g, ptr);
-
-	if (bch_ptr_dev(ptr) == l->g->nr_this_dev && b < l->g->kg.nbuckets &&
-	    bch_gen_lag(l->gens[b], bch_ptr_gen(ptr)) > 128)
-		l->gens[b] = bch_ptr_gen(ptr);
-}
-
 static bool is_live(void *ctx, const struct bch_key *k)
 {
 	struct loader *l = ctx;
-	u64 b = bch_ptr_bucket(l->g, k->ptr[0]);
 
-	return bch_ptr_dev(k->ptr[0]) == l->g->nr_this_dev &&
-	       b < l->g->kg.nbuckets &&
-	       !bch_gen_stale(l->gens[b], bch_ptr_gen(k->ptr[0]));
+	return bch_key_live(l->g, l->gens, k);
 }
 
 /* Each bset: a leaf's becomes a sealed set; an interior node's is kept. */
@@ -82,7 +70,7 @@ static int load_children(struct loader *l, struct node_keys *nk)
 	int r = 0;
 
 	for (i = 0; i < nk->nr; i++)
-		adopt(l, nk->v[i].k.ptr[0]);
+		bch_gen_adopt(l->g, l->gens, nk->v[i].k.ptr[0]);
 	bch_ikeys_sort(nk->v, nk->nr);
 	for (i = 0; i < nk->nr && !r; i = j) {
 		struct bch_ipick p;
@@ -143,7 +131,7 @@ int bch_btree_load(struct bch_btree *t, const struct bch_meta_io *io,
 	t->nr_nodes = 0;
 	if (bch_btree_ptr_invalid(root, &g->kg))
 		return -EINVAL;
-	adopt(&l, root->ptr[0]);
+	bch_gen_adopt(g, gens, root->ptr[0]);
 	if (!is_live(&l, root))
 		return -ESTALE;
 	l.buf = bch_zalloc((size_t)g->btree_sectors * 512);

@@ -74,12 +74,7 @@ bool bch_chk_bucket_ok(struct bch_chk *c, u64 bucket)
 
 void bch_chk_adopt_gen(struct bch_chk *c, u64 ptr)
 {
-	u64 b = bch_ptr_bucket(&c->g, ptr);
-
-	if (bch_ptr_dev(ptr) != c->g.nr_this_dev || b >= c->g.kg.nbuckets)
-		return;
-	if (bch_gen_lag(c->gens[b], bch_ptr_gen(ptr)) > 128)
-		c->gens[b] = bch_ptr_gen(ptr);
+	bch_gen_adopt(&c->g, c->gens, ptr);
 }
 
 bool bch_chk_ptr_stale(struct bch_chk *c, u64 ptr)

@@ -60,9 +60,7 @@ static void claim(struct bch_chk *c, u64 ptr, u8 kind, bool dirty)
 
 static bool live_ptr(struct bch_chk *c, const struct bch_key *k)
 {
-	/* A one-device set: pointers to any other device are unavailable. */
-	return bch_key_ptrs(k) && bch_ptr_dev(k->ptr[0]) == c->g.nr_this_dev &&
-	       !bch_chk_ptr_stale(c, k->ptr[0]);
+	return bch_key_live(&c->g, c->gens_known ? c->gens : NULL, k);
 }
 
 static void node_where(struct walk *w, char *buf, size_t len)

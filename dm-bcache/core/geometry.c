@@ -33,3 +33,24 @@ void bch_geom_init(struct bch_geom *g, const struct bch_sb *sb)
 	g->pset_magic = magic ^ BCH_PSET_MAGIC;
 	g->bset_magic = magic ^ BCH_BSET_MAGIC;
 }
+
+void bch_gen_adopt(const struct bch_geom *g, u8 *gens, u64 ptr)
+{
+	u64 b = bch_ptr_bucket(g, ptr);
+
+	if (bch_ptr_dev(ptr) == g->nr_this_dev && b < g->kg.nbuckets &&
+	    bch_gen_lag(gens[b], bch_ptr_gen(ptr)) > 128)
+		gens[b] = bch_ptr_gen(ptr);
+}
+
+bool bch_key_live(const struct bch_geom *g, const u8 *gens,
+		  const struct bch_key *k)
+{
+	u64 b;
+
+	if (!bch_key_ptrs(k) || bch_ptr_dev(k->ptr[0]) != g->nr_this_dev)
+		return false;
+	b = bch_ptr_bucket(g, k->ptr[0]);
+	return b < g->kg.nbuckets &&
+	       (!gens || !bch_gen_stale(gens[b], bch_ptr_gen(k->ptr[0])));
+}

@@ -53,4 +53,18 @@ static inline u64 bch_ptr_bucket(const struct bch_geom *g, u64 ptr)
 	return bch_ptr_offset(ptr) / g->kg.bucket_size;
 }
 
+/*
+ * The recovery rule (ondisk-format 3.3): a pointer on this device that is
+ * newer than its bucket sets the bucket's gen in @gens.
+ */
+void bch_gen_adopt(const struct bch_geom *g, u8 *gens, u64 ptr);
+
+/*
+ * Is @k's pointer current: present, on this device (sets have one), inside
+ * it, and not stale against @gens?  NULL @gens means gens are unknown, and
+ * nothing counts as stale.
+ */
+bool bch_key_live(const struct bch_geom *g, const u8 *gens,
+		  const struct bch_key *k);
+
 #endif

@@ -105,16 +105,6 @@ static int replay(struct bch_btree *t, struct bch_jscan *s, const struct bch_sb 
 	return 0;
 }
 
-static bool live(const u8 *gens, const struct bch_key *k)
-{
-	u64 b;
-
-	if (!k || !bch_key_ptrs(k) || bch_ptr_dev(k->ptr[0]) != g.nr_this_dev)
-		return false;
-	b = bch_ptr_bucket(&g, k->ptr[0]);
-	return b < g.kg.nbuckets && !bch_gen_stale(gens[b], bch_ptr_gen(k->ptr[0]));
-}
-
 static int copy_out(struct bch_btree *t, const u8 *gens, u64 inode,
 		    u64 data_offset, u64 sectors, int out)
 {
@@ -127,7 +117,8 @@ static int copy_out(struct bch_btree *t, const u8 *gens, u64 inode,
 		u64 next;
 		const struct bch_key *k = bch_btree_lookup(t, inode, s, &next);
 		u64 n = min_t(u64, min_t(u64, next, end) - s, 2048);
-		struct bch_dev *from = live(gens, k) ? &cache : &backing;
+		struct bch_dev *from = k && bch_key_live(&g, gens, k) ?
+				      &cache : &backing;
 		u64 at = from == &cache ?
 			 bch_ptr_offset(k->ptr[0]) + s - bch_key_start(k) : s;
 
