@@ -106,6 +106,7 @@ static int add_child(struct bch_bnode *n, u32 at, struct bch_bnode *c)
 		(n->nr_child - at) * sizeof(*n->child));
 	n->child[at] = c;
 	n->nr_child++;
+	n->rewrite = true;
 	return 0;
 }
 
@@ -159,6 +160,7 @@ static int split_child(struct bch_btree *t, struct bch_bnode *parent, u32 at)
 		n->ks = right;
 	}
 	t->nr_splits++;
+	n->rewrite = true;	/* it lost keys: appending cannot say so */
 	return add_child(parent, at, left);
 }
 

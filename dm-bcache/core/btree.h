@@ -24,6 +24,10 @@ struct bch_bnode {
 	struct bch_bnode **child;	/* interior nodes, sorted by key */
 	u32 nr_child;
 	u32 cap_child;
+	/* Its image on the cache (btree_write.c); written == 0: none yet. */
+	u64 seq;			/* of its bsets */
+	u32 written;			/* blocks holding them */
+	bool rewrite;			/* changed beyond appending to it */
 };
 
 struct bch_btree {

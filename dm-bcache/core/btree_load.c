@@ -113,6 +113,8 @@ static int load_node(struct loader *l, struct bch_bnode *n)
 	if (bch_node_parse(l->buf, l->g->btree_sectors, n->key.ptr[0], l->g,
 			   &info, take_bset, &nk))
 		r = nk.err ? nk.err : -EIO;
+	n->seq = info.seq;
+	n->written = info.written;
 	if (!r && n->level)
 		r = load_children(l, &nk);
 	bch_free(nk.v);

@@ -10,7 +10,7 @@
  */
 #include "format.h"
 #include "jset.h"
-#include "prio.h"
+#include "prio_write.h"
 #include "bset.h"
 #include "uuid.h"
 
@@ -156,36 +156,29 @@ static void plan_layout(const struct bch_geom *g, const struct bch_sb *sb,
 	l->end = l->root_bucket + 1;
 }
 
-static int write_prios(const struct bch_meta_io *io, const struct bch_geom *g,
-		       const struct set_layout *l, void *buf)
+/* Metadata buckets are at gen 1 with the btree priority, the rest at 0. */
+static void format_entry(void *ctx, u64 bucket, struct bch_prio_entry *e)
 {
-	struct bch_prio_set_disk *p = buf;
-	u64 bucket = 0;
+	const struct set_layout *l = ctx;
+
+	if (bucket >= l->prio_first && bucket < l->end)
+		*e = (struct bch_prio_entry){ BCH_BTREE_PRIO, 1 };
+}
+
+static int write_prios(const struct bch_meta_io *io, const struct bch_geom *g,
+		       struct set_layout *l, void *buf)
+{
+	u64 *chain = bch_zalloc(g->nr_prio_buckets * sizeof(*chain));
 	u32 n;
+	int r;
 
-	for (n = 0; n < g->nr_prio_buckets; n++) {
-		u64 here = l->prio_first + n;
-		u32 i;
-
-		memset(buf, 0, g->meta_bucket_bytes);
-		p->magic = cpu_to_le64(g->pset_magic);
-		p->seq = cpu_to_le64(1);
-		p->next_bucket = cpu_to_le64(n + 1 < g->nr_prio_buckets ?
-					     here + 1 : 0);
-		for (i = 0; i < g->prios_per_bucket && bucket < g->kg.nbuckets;
-		     i++, bucket++) {
-			struct bch_prio_entry e = { 0, 0 };
-
-			if (bucket >= l->prio_first && bucket < l->end)
-				e = (struct bch_prio_entry){ BCH_BTREE_PRIO, 1 };
-			bch_prio_put(p, i, &e);
-		}
-		p->csum = cpu_to_le64(bch_prio_csum(p, g));
-		if (io->write(io->ctx, bch_bucket_sector(g, here), buf,
-			      g->meta_bucket_bytes))
-			return -EIO;
-	}
-	return 0;
+	if (!chain)
+		return -ENOMEM;
+	for (n = 0; n < g->nr_prio_buckets; n++)
+		chain[n] = l->prio_first + n;
+	r = bch_prio_write(io, g, chain, 1, format_entry, l, buf);
+	bch_free(chain);
+	return r;
 }
 
 static void meta_key(struct bch_key *k, const struct bch_key *pos, u32 size,

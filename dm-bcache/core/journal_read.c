@@ -139,3 +139,38 @@ void bch_jscan_free(struct bch_jscan *s)
 	s->nr = 0;
 	s->cap = 0;
 }
+
+int bch_jscan_replay(const struct bch_meta_io *io, const struct bch_sb *sb,
+		     const struct bch_geom *g, struct bch_jscan *s,
+		     int (*fn)(void *ctx, const struct bch_key *k), void *ctx)
+{
+	u64 last = le64_to_cpu(s->newest.last_seq);
+	int r = 0;
+	u32 i;
+
+	bch_jscan_sort(s);
+	for (i = 0; i < s->nr && !r; i++) {
+		const struct bch_jentry *e = &s->e[i];
+		struct bch_jset_disk *j;
+		u32 at = 0;
+
+		if (!e->valid || e->seq < last || e->seq > s->newest_seq ||
+		    (i && s->e[i - 1].seq == e->seq && s->e[i - 1].valid))
+			continue;
+		j = bch_jscan_read(io, sb, g, e);
+		if (!j)
+			return -EIO;
+		while (at < e->u64s && !r) {
+			struct bch_key k;
+			u32 n = bch_key_decode(j->d + at, e->u64s - at, &k);
+
+			if (!n)
+				break;
+			at += n;
+			if (bch_key_size(&k) && bch_key_size(&k) <= k.low)
+				r = fn(ctx, &k);
+		}
+		bch_free(j);
+	}
+	return r;
+}

@@ -55,4 +55,14 @@ struct bch_jset_disk *bch_jscan_read(const struct bch_meta_io *io,
 
 void bch_jscan_free(struct bch_jscan *s);
 
+/*
+ * Replay: hand the keys of every valid entry from the newest entry's
+ * last_seq on to @fn, oldest entry first, each seq once, keys in the
+ * order they were logged.  Sorts @s.  0, -EIO on a read error, or the
+ * first non-zero @fn returned.
+ */
+int bch_jscan_replay(const struct bch_meta_io *io, const struct bch_sb *sb,
+		     const struct bch_geom *g, struct bch_jscan *s,
+		     int (*fn)(void *ctx, const struct bch_key *k), void *ctx);
+
 #endif

@@ -170,3 +170,22 @@ int bch_keyset_split(struct bch_keyset *ks, struct bch_keyset *right,
 	*left_end = e->k[at - 1];
 	return 0;
 }
+
+int bch_keyset_filter(struct bch_keyset *ks,
+		      bool (*keep)(void *ctx, const struct bch_key *k),
+		      void *ctx)
+{
+	struct bch_extents *e;
+	u32 i, n = 0;
+	int r = bch_keyset_compact(ks);
+
+	if (r)
+		return r;
+	e = &ks->set[0].e;
+	for (i = 0; i < e->nr; i++)
+		if (keep(ctx, &e->k[i]))
+			e->k[n++] = e->k[i];
+	r = e->nr - n;
+	e->nr = n;
+	return r;
+}

@@ -52,6 +52,16 @@ int bch_keyset_seal(struct bch_keyset *ks);
 int bch_keyset_compact(struct bch_keyset *ks);
 
 /*
+ * Merge all sets into one open set keeping only the keys @keep accepts
+ * (gc dropping stale pointers and invalidations: once merged, nothing
+ * older remains for them to mask).  Returns the number dropped, or
+ * -ENOMEM with nothing dropped.
+ */
+int bch_keyset_filter(struct bch_keyset *ks,
+		      bool (*keep)(void *ctx, const struct bch_key *k),
+		      void *ctx);
+
+/*
  * Split a leaf that grew too big: merge @ks, then move its keys from about
  * 3/5 on into @right (initialised here).  *@left_end gets the left half's
  * last key, whose position becomes the left node's key in the parent; the

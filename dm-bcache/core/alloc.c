@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The bucket allocator; see alloc.h. */
+#include "alloc.h"
+#include "format.h"
+
+/* Data written between two decays of every priority, as a share of the cache. */
+#define DECAY_SHARE	1024
+
+int bch_alloc_init(struct bch_alloc *a, const struct bch_geom *g,
+		   const u8 *gens, const u16 *prios, unsigned int policy,
+		   u32 reserve)
+{
+	u64 n = g->kg.nbuckets, i;
+
+	memset(a, 0, sizeof(*a));
+	a->g = g;
+	a->nbuckets = n;
+	a->policy = policy;
+	a->reserve = reserve;
+	a->open = n;
+	a->rng = bch_random_u64() | 1;
+	a->gens = bch_zalloc(n);
+	a->b = bch_zalloc(n * sizeof(*a->b));
+	a->ready = bch_zalloc(n * sizeof(*a->ready));
+	a->pending = bch_zalloc(n * sizeof(*a->pending));
+	if (!a->gens || !a->b || !a->ready || !a->pending) {
+		bch_alloc_free(a);
+		return -ENOMEM;
+	}
+	memcpy(a->gens, gens, n);
+	for (i = 0; i < n; i++) {
+		a->b[i].state = BCH_BUCKET_FREE;
+		a->b[i].oldest_gen = gens[i];
+		a->b[i].prio = prios && prios[i] != BCH_BTREE_PRIO ? prios[i] :
+			       BCH_INITIAL_PRIO;
+	}
+	/* Buckets before the first are not the allocator's. */
+	for (i = 0; i < g->kg.first_bucket && i < n; i++)
+		bch_alloc_mark_meta(a, i);
+	return 0;
+}
+
+void bch_alloc_free(struct bch_alloc *a)
+{
+	bch_free(a->gens);
+	bch_free(a->b);
+	bch_free(a->ready);
+	bch_free(a->pending);
+	a->gens = NULL;
+	a->b = NULL;
+	a->ready = NULL;
+	a->pending = NULL;
+}
+
+static void set_state(struct bch_alloc *a, u64 bucket, enum bch_bucket_state s)
+{
+	struct bch_bucket *b = &a->b[bucket];
+
+	if (b->state == BCH_BUCKET_META)
+		a->nr_meta--;
+	else if (b->state == BCH_BUCKET_DATA || b->state == BCH_BUCKET_OPEN)
+		a->nr_data--;
+	b->state = s;
+	if (s == BCH_BUCKET_META)
+		a->nr_meta++;
+	else if (s == BCH_BUCKET_DATA || s == BCH_BUCKET_OPEN)
+		a->nr_data++;
+}
+
+void bch_alloc_mark_meta(struct bch_alloc *a, u64 bucket)
+{
+	if (bucket < a->nbuckets)
+		set_state(a, bucket, BCH_BUCKET_META);
+}
+
+void bch_alloc_mark_key(struct bch_alloc *a, const struct bch_key *k)
+{
+	u64 bucket;
+	struct bch_bucket *b;
+	u8 gen;
+
+	if (!bch_key_ptrs(k) || bch_ptr_dev(k->ptr[0]) != a->g->nr_this_dev)
+		return;
+	bucket = bch_ptr_bucket(a->g, k->ptr[0]);
+	if (bucket >= a->nbuckets)
+		return;
+	b = &a->b[bucket];
+	gen = bch_ptr_gen(k->ptr[0]);
+	/* The oldest pointer: the one lagging the bucket's gen most. */
+	if (bch_gen_lag(a->gens[bucket], gen) <= 128 &&
+	    bch_gen_lag(a->gens[bucket], gen) >
+	    bch_gen_lag(a->gens[bucket], b->oldest_gen))
+		b->oldest_gen = gen;
+	if (gen != a->gens[bucket])
+		return;
+	b->sectors += bch_key_size(k);
+	if (b->state == BCH_BUCKET_FREE)
+		set_state(a, bucket, BCH_BUCKET_DATA);
+}
+
+/* May @bucket's gen be raised now? */
+static bool reclaimable(const struct bch_alloc *a, u64 bucket)
+{
+	const struct bch_bucket *b = &a->b[bucket];
+
+	if (b->state != BCH_BUCKET_FREE && b->state != BCH_BUCKET_DATA)
+		return false;
+	return bch_gen_lag(a->gens[bucket] + 1, b->oldest_gen) < BCH_GC_GEN_MAX;
+}
+
+static void invalidate_one(struct bch_alloc *a, u64 bucket)
+{
+	a->b[bucket].was_free = a->b[bucket].state == BCH_BUCKET_FREE &&
+				!a->b[bucket].sectors;
+	a->gens[bucket]++;
+	a->b[bucket].sectors = 0;
+	a->b[bucket].prio = 0;
+	set_state(a, bucket, BCH_BUCKET_PENDING);
+	a->pending[a->nr_pending++] = bucket;
+}
+
+static u64 take_free(struct bch_alloc *a, u64 want)
+{
+	u64 got = 0, i;
+
+	for (i = a->g->kg.first_bucket; i < a->nbuckets && got < want; i++)
+		if (a->b[i].state == BCH_BUCKET_FREE && reclaimable(a, i)) {
+			invalidate_one(a, i);
+			got++;
+		}
+	return got;
+}
+
+/* lru: the lowest priorities, found with a 256-bin histogram. */
+static u64 take_lru(struct bch_alloc *a, u64 want)
+{
+	u64 *hist, i, got = 0, below = 0;
+	u32 cut;
+
+	hist = bch_zalloc(256 * sizeof(*hist));
+	if (!hist)
+		return 0;
+	for (i = 0; i < a->nbuckets; i++)
+		if (reclaimable(a, i))
+			hist[a->b[i].prio >> 8]++;
+	for (cut = 0; cut < 255 && below + hist[cut] < want; cut++)
+		below += hist[cut];
+	for (i = 0; i < a->nbuckets && got < want; i++)
+		if (reclaimable(a, i) && (a->b[i].prio >> 8) < cut) {
+			invalidate_one(a, i);
+			got++;
+		}
+	for (i = 0; i < a->nbuckets && got < want; i++)
+		if (reclaimable(a, i) && (a->b[i].prio >> 8) == cut) {
+			invalidate_one(a, i);
+			got++;
+		}
+	bch_free(hist);
+	return got;
+}
+
+static u64 take_fifo(struct bch_alloc *a, u64 want)
+{
+	u64 got = 0, seen;
+
+	for (seen = 0; seen < a->nbuckets && got < want; seen++) {
+		u64 i = a->hand;
+
+		a->hand = (a->hand + 1) % a->nbuckets;
+		if (reclaimable(a, i)) {
+			invalidate_one(a, i);
+			got++;
+		}
+	}
+	return got;
+}
+
+static u64 take_random(struct bch_alloc *a, u64 want)
+{
+	u64 got = 0, tries;
+
+	for (tries = 0; tries < 4 * a->nbuckets && got < want; tries++) {
+		u64 i;
+
+		a->rng ^= a->rng << 13;
+		a->rng ^= a->rng >> 7;
+		a->rng ^= a->rng << 17;
+		i = a->rng % a->nbuckets;
+		if (reclaimable(a, i)) {
+			invalidate_one(a, i);
+			got++;
+		}
+	}
+	return got < want ? got + take_fifo(a, want - got) : got;
+}
+
+u64 bch_alloc_invalidate(struct bch_alloc *a, u64 want)
+{
+	u64 got = take_free(a, want);
+
+	if (got >= want)
+		return got;
+	switch (a->policy) {
+	case BCH_REPLACEMENT_FIFO:
+		return got + take_fifo(a, want - got);
+	case BCH_REPLACEMENT_RANDOM:
+		return got + take_random(a, want - got);
+	default:
+		return got + take_lru(a, want - got);
+	}
+}
+
+void bch_alloc_commit(struct bch_alloc *a)
+{
+	u64 i;
+
+	for (i = 0; i < a->nr_pending; i++) {
+		set_state(a, a->pending[i], BCH_BUCKET_READY);
+		a->ready[a->nr_ready++] = a->pending[i];
+	}
+	a->nr_pending = 0;
+}
+
+int bch_alloc_meta(struct bch_alloc *a, u64 *bucket)
+{
+	u64 i;
+
+	if (a->nr_ready) {
+		*bucket = a->ready[--a->nr_ready];
+	} else {
+		for (i = 0; i < a->nr_pending; i++)
+			if (a->b[a->pending[i]].was_free)
+				break;
+		if (i == a->nr_pending)
+			return -ENOSPC;
+		*bucket = a->pending[i];
+		a->pending[i] = a->pending[--a->nr_pending];
+	}
+	set_state(a, *bucket, BCH_BUCKET_META);
+	a->b[*bucket].oldest_gen = a->gens[*bucket];
+	return 0;
+}
+
+void bch_alloc_release(struct bch_alloc *a, u64 bucket)
+{
+	if (bucket < a->nbuckets && a->b[bucket].state == BCH_BUCKET_META) {
+		set_state(a, bucket, BCH_BUCKET_FREE);
+		a->b[bucket].sectors = 0;
+	}
+}
+
+/* Every so much data written, every priority drops one step. */
+static void decay(struct bch_alloc *a, u32 sectors)
+{
+	u64 i, period = a->nbuckets * a->g->kg.bucket_size / DECAY_SHARE;
+
+	a->decay_sectors += sectors;
+	if (a->decay_sectors < max_t(u64, period, 1))
+		return;
+	a->decay_sectors = 0;
+	for (i = 0; i < a->nbuckets; i++)
+		if (a->b[i].state == BCH_BUCKET_DATA && a->b[i].prio)
+			a->b[i].prio--;
+}
+
+int bch_alloc_data(struct bch_alloc *a, u32 sectors, u64 *ptr)
+{
+	u32 bucket_size = a->g->kg.bucket_size, got;
+
+	if (a->open < a->nbuckets && a->open_used >= bucket_size) {
+		set_state(a, a->open, BCH_BUCKET_DATA);
+		a->open = a->nbuckets;
+	}
+	if (a->open == a->nbuckets) {
+		if (a->nr_ready <= a->reserve)
+			return -ENOSPC;
+		a->open = a->ready[--a->nr_ready];
+		a->open_used = 0;
+		set_state(a, a->open, BCH_BUCKET_OPEN);
+		a->b[a->open].prio = BCH_INITIAL_PRIO;
+		a->b[a->open].oldest_gen = a->gens[a->open];
+	}
+	got = min(sectors, bucket_size - a->open_used);
+	*ptr = bch_make_ptr(a->g->nr_this_dev,
+			    bch_bucket_sector(a->g, a->open) + a->open_used,
+			    a->gens[a->open]);
+	a->open_used += got;
+	a->b[a->open].sectors += got;
+	decay(a, got);
+	return got;
+}
+
+void bch_alloc_touch(struct bch_alloc *a, u64 bucket)
+{
+	if (bucket < a->nbuckets && a->b[bucket].state == BCH_BUCKET_DATA)
+		a->b[bucket].prio = BCH_INITIAL_PRIO;
+}

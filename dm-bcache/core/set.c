@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/* An open cache set; see set.h. */
+#include "set.h"
+#include "btree_load.h"
+#include "format.h"
+#include "prio_read.h"
+#include "prio_write.h"
+#include "uuid.h"
+
+/* Keys per node: room for one-pointer keys in half of it, as splits want. */
+#define KEY_BYTES	24
+
+/* Journal buckets kept free for the entries commits and refills write. */
+#define JOURNAL_SPARE	2
+
+static u64 refill_batch(const struct bch_set *s)
+{
+	return max_t(u64, s->a.nbuckets / 64, 8);
+}
+
+/* Nodes get their bucket when first written (btree_write.c). */
+static int no_placement(void *ctx, struct bch_key *key)
+{
+	(void)ctx;
+	(void)key;
+	return 0;
+}
+
+static bool record_link(void *ctx, u32 link, u64 bucket)
+{
+	struct bch_set *s = ctx;
+
+	if (link >= s->g.nr_prio_buckets || bucket >= s->g.kg.nbuckets)
+		return false;
+	s->prio_chain[link] = bucket;
+	return true;
+}
+
+static int replay_key(void *ctx, const struct bch_key *k)
+{
+	struct bch_set *s = ctx;
+
+	s->replayed++;
+	return bch_btree_insert(&s->t, k);
+}
+
+static void mark_node(struct bch_set *s, const struct bch_bnode *n)
+{
+	u32 i, j;
+
+	if (bch_key_ptrs(&n->key))
+		bch_alloc_mark_meta(&s->a, bch_ptr_bucket(&s->g, n->key.ptr[0]));
+	for (i = 0; i < n->nr_child; i++)
+		mark_node(s, n->child[i]);
+	for (i = 0; !n->level && i < n->ks.nr_sets; i++)
+		for (j = 0; j < n->ks.set[i].e.nr; j++)
+			bch_alloc_mark_key(&s->a, &n->ks.set[i].e.k[j]);
+}
+
+static int load(struct bch_set *s, struct bch_jscan *js, u8 *gens, u16 *prios)
+{
+	const struct bch_geom *g = &s->g;
+	struct bch_prio_reader rd = { .ctx = s, .claim = record_link };
+	u32 node_keys = g->btree_sectors * 512 / KEY_BYTES / 2;
+	struct bch_key root, uuid;
+	u64 i;
+	int r;
+
+	r = bch_prio_read(s->io, g,
+			  le64_to_cpu(js->newest.prio_bucket[g->nr_this_dev]),
+			  gens, prios, &rd, NULL);
+	if (r)
+		return r < 0 ? r : -EIO;
+	bch_key_decode(js->newest.uuid_bucket, BCH_BKEY_PAD_U64S, &uuid);
+	s->uuid_bucket = bch_ptr_bucket(g, uuid.ptr[0]);
+	bch_key_decode(js->newest.btree_root, BCH_BKEY_PAD_U64S, &root);
+	r = bch_btree_init(&s->t, node_keys, node_keys, g->btree_sectors,
+			   no_placement, NULL);
+	if (!r)
+		r = bch_btree_load(&s->t, s->io, g, &root,
+				   le16_to_cpu(js->newest.btree_level), gens);
+	if (!r)
+		r = bch_jscan_replay(s->io, &s->sb, g, js, replay_key, s);
+	if (!r)
+		r = bch_jwriter_open(&s->jw, s->io, &s->sb, g, js);
+	if (!r)
+		r = bch_alloc_init(&s->a, g, gens, prios,
+				   (s->sb.flags >> BCH_CACHE_REPLACEMENT_SHIFT) &
+				   BCH_CACHE_REPLACEMENT_MASK,
+				   g->nr_prio_buckets + 16);
+	if (r)
+		return r;
+	for (i = 0; i < s->sb.keys; i++)
+		bch_alloc_mark_meta(&s->a, s->sb.d[i]);
+	for (i = 0; i < g->nr_prio_buckets; i++)
+		bch_alloc_mark_meta(&s->a, s->prio_chain[i]);
+	bch_alloc_mark_meta(&s->a, s->uuid_bucket);
+	mark_node(s, s->t.root);
+	return 0;
+}
+
+int bch_set_open(struct bch_set *s, const struct bch_meta_io *io,
+		 const struct bch_sb *sb)
+{
+	struct bch_jscan js;
+	u8 *gens;
+	u16 *prios;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->io = io;
+	s->sb = *sb;
+	bch_geom_init(&s->g, &s->sb);
+	s->bw.io = io;
+	s->bw.g = &s->g;
+	s->bw.a = &s->a;
+	r = bch_jscan_run(io, &s->sb, &s->g, &js, NULL, NULL);
+	if (r)
+		return r;
+	gens = bch_zalloc(s->g.kg.nbuckets);
+	prios = bch_zalloc(s->g.kg.nbuckets * sizeof(*prios));
+	s->prio_chain = bch_zalloc(s->g.nr_prio_buckets * sizeof(u64));
+	s->buf = bch_zalloc(s->g.meta_bucket_bytes);
+	if (!js.have_newest)
+		r = -EINVAL;
+	else if (!gens || !prios || !s->prio_chain || !s->buf)
+		r = -ENOMEM;
+	else
+		r = load(s, &js, gens, prios);
+	bch_jscan_free(&js);
+	bch_free(gens);
+	bch_free(prios);
+	if (r)
+		bch_set_close(s);
+	return r;
+}
+
+void bch_set_close(struct bch_set *s)
+{
+	bch_btree_free(&s->t);
+	bch_jwriter_close(&s->jw);
+	bch_alloc_free(&s->a);
+	bch_free(s->bw.released);
+	bch_free(s->prio_chain);
+	bch_free(s->buf);
+	s->bw.released = NULL;
+	s->prio_chain = NULL;
+	s->buf = NULL;
+}
+
+int bch_set_insert(struct bch_set *s, const struct bch_key *k)
+{
+	return bch_btree_insert(&s->t, k);
+}
+
+static int flush(struct bch_set *s)
+{
+	return s->io->flush ? s->io->flush(s->io->ctx) : 0;
+}
+
+/* Journal buckets that hold nothing replay needs, besides the open one. */
+static u32 journal_free(const struct bch_set *s)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < s->sb.keys; i++)
+		if (i != s->jw.ring && s->jw.bucket_max_seq[i] < s->jw.last_seq)
+			n++;
+	return n;
+}
+
+/* A journal entry with no keys: it names the current root, prios, UUIDs. */
+static int journal_head(struct bch_set *s)
+{
+	int r = flush(s);
+
+	if (!r)
+		r = bch_jwriter_write(&s->jw, NULL, 0);
+	return r < 0 ? r : flush(s);
+}
+
+int bch_set_journal(struct bch_set *s, const struct bch_key *keys, u32 n)
+{
+	int r;
+
+	while (n) {
+		if (journal_free(s) < JOURNAL_SPARE)
+			return bch_set_commit(s);
+		r = bch_jwriter_write(&s->jw, keys, n);
+		if (r == -ENOSPC)
+			return bch_set_commit(s);
+		if (r < 0)
+			return r;
+		keys += r;
+		n -= r;
+	}
+	return flush(s);
+}
+
+int bch_set_commit(struct bch_set *s)
+{
+	u32 i;
+	int r;
+
+	for (;;) {
+		r = bch_btree_write(&s->t, &s->bw);
+		if (r != -ENOSPC)
+			break;
+		r = bch_set_refill(s, refill_batch(s));
+		if (r)
+			return r;
+	}
+	if (r)
+		return r;
+	bch_jwriter_set_root(&s->jw, &s->t.root->key, s->t.root->level);
+	s->jw.last_seq = s->jw.seq;	/* the nodes hold everything now */
+	r = journal_head(s);
+	if (r)
+		return r;
+	for (i = 0; i < s->bw.nr_released; i++)
+		bch_alloc_release(&s->a, s->bw.released[i]);
+	s->bw.nr_released = 0;
+	s->commits++;
+	return 0;
+}
+
+static void prio_entry(void *ctx, u64 bucket, struct bch_prio_entry *e)
+{
+	const struct bch_alloc *a = ctx;
+	const struct bch_bucket *b = &a->b[bucket];
+
+	e->gen = a->gens[bucket];
+	e->prio = b->state == BCH_BUCKET_META ? BCH_BTREE_PRIO : b->prio;
+}
+
+int bch_set_refill(struct bch_set *s, u64 want)
+{
+	const struct bch_geom *g = &s->g;
+	u64 *chain;
+	u32 i;
+	int r;
+
+	if (!bch_alloc_invalidate(&s->a, want) && !s->a.nr_pending)
+		return -ENOSPC;
+	chain = bch_zalloc(g->nr_prio_buckets * sizeof(*chain));
+	if (!chain)
+		return -ENOMEM;
+	for (i = 0, r = 0; i < g->nr_prio_buckets && !r; i++)
+		r = bch_alloc_meta(&s->a, &chain[i]);
+	if (r) {
+		while (--i > 0)
+			bch_alloc_release(&s->a, chain[i - 1]);
+		bch_free(chain);
+		return r;
+	}
+	r = bch_prio_write(s->io, g, chain, ++s->prio_seq, prio_entry, &s->a,
+			   s->buf);
+	if (!r) {
+		s->jw.head.prio_bucket[g->nr_this_dev] = cpu_to_le64(chain[0]);
+		r = journal_head(s);
+	}
+	if (r) {
+		bch_free(chain);
+		return r;
+	}
+	bch_alloc_commit(&s->a);
+	for (i = 0; i < g->nr_prio_buckets; i++)
+		bch_alloc_release(&s->a, s->prio_chain[i]);
+	bch_free(s->prio_chain);
+	s->prio_chain = chain;
+	s->refills++;
+	return 0;
+}
+
+static bool live_key(void *ctx, const struct bch_key *k)
+{
+	struct bch_set *s = ctx;
+
+	return bch_key_live(&s->g, s->a.gens, k);
+}
+
+/* Drop a leaf's stale keys when they are many or old. */
+static int gc_leaf(struct bch_set *s, struct bch_bnode *n)
+{
+	u32 i, j, stale = 0, total = 0, worst = 0;
+	int r;
+
+	for (i = 0; i < n->ks.nr_sets; i++)
+		for (j = 0; j < n->ks.set[i].e.nr; j++) {
+			const struct bch_key *k = &n->ks.set[i].e.k[j];
+
+			total++;
+			if (live_key(s, k))
+				continue;
+			stale++;
+			if (bch_key_ptrs(k) &&
+			    bch_ptr_bucket(&s->g, k->ptr[0]) < s->a.nbuckets)
+				worst = max(worst, bch_gen_lag(
+					s->a.gens[bch_ptr_bucket(&s->g, k->ptr[0])],
+					bch_ptr_gen(k->ptr[0])));
+		}
+	if (!stale || (stale * 4 < total && worst < BCH_GC_GEN_MAX / 2))
+		return 0;
+	r = bch_keyset_filter(&n->ks, live_key, s);
+	if (r < 0)
+		return r;
+	n->rewrite = true;
+	return 0;
+}
+
+static int gc_node(struct bch_set *s, struct bch_bnode *n)
+{
+	u32 i;
+	int r = 0;
+
+	for (i = 0; i < n->nr_child && !r; i++)
+		r = gc_node(s, n->child[i]);
+	if (!r && !n->level)
+		r = gc_leaf(s, n);
+	return r;
+}
+
+int bch_set_gc(struct bch_set *s)
+{
+	struct bch_alloc *a = &s->a;
+	u64 i;
+	int r;
+
+	r = gc_node(s, s->t.root);
+	if (r)
+		return r;
+	/* Recount from the index: nothing is live until a key says so. */
+	a->nr_data = 0;
+	for (i = 0; i < a->nbuckets; i++) {
+		struct bch_bucket *b = &a->b[i];
+
+		b->oldest_gen = a->gens[i];
+		if (b->state == BCH_BUCKET_DATA || b->state == BCH_BUCKET_FREE) {
+			b->state = BCH_BUCKET_FREE;
+			b->sectors = 0;
+		} else if (b->state == BCH_BUCKET_OPEN) {
+			a->nr_data++;
+		}
+	}
+	mark_node(s, s->t.root);
+	s->gcs++;
+	return bch_set_commit(s);
+}
+
+static void uuid_key(struct bch_set *s, u64 bucket, struct bch_key *k)
+{
+	bch_key_init(k, 0, 0, s->g.meta_bucket_bytes / 512, false);
+	bch_key_add_ptr(k, bch_make_ptr(s->g.nr_this_dev,
+					bch_bucket_sector(&s->g, bucket),
+					s->a.gens[bucket]));
+}
+
+/* Read the table; the slot holding @uuid, or a free one in *@free. */
+static int uuid_find(struct bch_set *s, const u8 uuid[16], int *free)
+{
+	struct bch_uuid_entry_disk *t = s->buf;
+	u32 i;
+	int r;
+
+	r = s->io->read(s->io->ctx, bch_bucket_sector(&s->g, s->uuid_bucket),
+			s->buf, s->g.meta_bucket_bytes);
+	if (r)
+		return r;
+	*free = -1;
+	for (i = 0; i < s->g.nr_uuids; i++) {
+		if (!memcmp(t[i].uuid, uuid, 16))
+			return i;
+		if (*free < 0 && bch_uuid_slot_kind(t[i].uuid) == BCH_UUID_FREE)
+			*free = i;
+	}
+	return -ENOENT;
+}
+
+int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
+		      const char *label)
+{
+	struct bch_uuid_entry_disk *e;
+	struct bch_key k;
+	u64 bucket, old = s->uuid_bucket;
+	int r, slot;
+
+	r = uuid_find(s, uuid, &slot);
+	if (r != -ENOENT)
+		return r;
+	if (slot < 0)
+		return -ENOSPC;
+	r = bch_alloc_meta(&s->a, &bucket);
+	if (r == -ENOSPC) {
+		r = bch_set_refill(s, refill_batch(s));
+		if (!r)
+			r = bch_alloc_meta(&s->a, &bucket);
+	}
+	if (r)
+		return r;
+	/* A refill uses the buffer: read the table again, then add. */
+	r = uuid_find(s, uuid, &slot);
+	if (r == -ENOENT) {
+		e = (struct bch_uuid_entry_disk *)s->buf + slot;
+		memset(e, 0, sizeof(*e));
+		memcpy(e->uuid, uuid, 16);
+		memcpy(e->label, label, min(strlen(label), sizeof(e->label)));
+		e->first_reg = cpu_to_le32(bch_now_seconds());
+		e->last_reg = e->first_reg;
+		r = s->io->write(s->io->ctx, bch_bucket_sector(&s->g, bucket),
+				 s->buf, s->g.meta_bucket_bytes);
+	}
+	if (r) {
+		bch_alloc_release(&s->a, bucket);
+		return r;
+	}
+	uuid_key(s, bucket, &k);
+	memset(s->jw.head.uuid_bucket, 0, sizeof(s->jw.head.uuid_bucket));
+	bch_key_encode(&k, s->jw.head.uuid_bucket);
+	r = journal_head(s);
+	if (r)
+		return r;
+	s->uuid_bucket = bucket;
+	bch_alloc_release(&s->a, old);
+	return slot;
+}

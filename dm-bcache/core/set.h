@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An open cache set: the index, the allocator and the journal of one
+ * cache device, kept consistent on disk.  The target runs one of these;
+ * the unit tests run the same code over an in-memory device.
+ *
+ * Opening reads what a checked cache holds (journal, prio chain, UUID
+ * table, btree), replays the journal into the tree and learns which
+ * buckets hold what.  After that:
+ *   - bch_set_insert() changes the index in memory;
+ *   - bch_set_journal() logs keys so that they survive a crash;
+ *   - bch_set_commit() writes the changed btree nodes and a journal entry
+ *     naming the new root, after which replay no longer needs the older
+ *     entries (last_seq moves up);
+ *   - bch_set_refill() reclaims buckets for new data: raises their gens,
+ *     writes a new prio chain and a journal entry naming it, and only then
+ *     lets the buckets be written.
+ * Every structure is written to fresh buckets and named by a journal
+ * entry before the old copy's bucket is released, so a crash at any point
+ * leaves the last committed state readable.  Not locked: callers
+ * serialise (the target holds its index lock for writing).
+ */
+#ifndef DM_BCACHE_CORE_SET_H
+#define DM_BCACHE_CORE_SET_H
+
+#include "alloc.h"
+#include "btree_write.h"
+#include "journal_write.h"
+
+struct bch_set {
+	const struct bch_meta_io *io;
+	struct bch_sb sb;
+	struct bch_geom g;
+	struct bch_alloc a;
+	struct bch_btree t;
+	struct bch_jwriter jw;
+	struct bch_btree_writer bw;
+	u64 *prio_chain;		/* the chain the journal names */
+	u64 uuid_bucket;
+	void *buf;			/* a prio or UUID bucket */
+	u64 prio_seq;
+	u64 replayed;			/* keys replayed at open */
+	u64 commits, refills, gcs;
+};
+
+/* Open the set on @io, whose superblock @sb has been checked.  0 or -errno. */
+int bch_set_open(struct bch_set *s, const struct bch_meta_io *io,
+		 const struct bch_sb *sb);
+/* Free the memory; the caller commits first if it wants to. */
+void bch_set_close(struct bch_set *s);
+
+/* Insert extent @k into the index (newest).  0 or -errno. */
+int bch_set_insert(struct bch_set *s, const struct bch_key *k);
+
+/*
+ * Log @n keys already inserted, in the order they were inserted.  When
+ * the journal runs short of free buckets this commits instead, which
+ * makes them durable in the nodes.  0 or -errno.
+ */
+int bch_set_journal(struct bch_set *s, const struct bch_key *keys, u32 n);
+
+/* Write what changed and name it in the journal; then flush.  0 or -errno. */
+int bch_set_commit(struct bch_set *s);
+
+/*
+ * Reclaim up to @want buckets (their data is dropped from the cache) and
+ * make them writable.  0, or -ENOSPC when nothing could be reclaimed.
+ */
+int bch_set_refill(struct bch_set *s, u64 want);
+
+/*
+ * Garbage collection: recount every bucket's live data and oldest
+ * pointer gen from the index, and drop stale keys from leaves that hold
+ * many (they are rewritten by the next commit, which gc makes).  0 or -errno.
+ */
+int bch_set_gc(struct bch_set *s);
+
+/*
+ * The UUID slot (key inode) holding @uuid, adding it to the table (a new
+ * table written and committed) when absent.  >= 0, or -errno.
+ */
+int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
+		      const char *label);
+
+#endif

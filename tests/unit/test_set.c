@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cache set against a model, over an in-memory cache device: random
+ * writes (data space from the allocator, keys inserted and journalled),
+ * invalidations, commits, refills that reclaim buckets when the cache is
+ * full, gc, and reopening the set from the device (as a crash or a new
+ * constructor would) at random points.  After every reopen the index must
+ * answer every sector as the model says (data in a reclaimed bucket is
+ * gone, never wrong) and bch_check() must find the device clean.
+ */
+#include <stdlib.h>
+
+#include "unit.h"
+#include "check.h"
+#include "format.h"
+#include "set.h"
+
+#define BUCKETS		1024
+#define BUCKET		128
+#define SPACE		(1 << 16)	/* sectors of inode 1 written */
+
+struct dev {
+	u8 *data;
+	struct bch_meta_io io;
+	u64 flushes;
+};
+
+static int dev_read(void *ctx, u64 sector, void *buf, size_t len)
+{
+	struct dev *d = ctx;
+
+	if (sector * 512 + len > (u64)BUCKETS * BUCKET * 512)
+		return -EIO;
+	memcpy(buf, d->data + sector * 512, len);
+	return 0;
+}
+
+static int dev_write(void *ctx, u64 sector, const void *buf, size_t len)
+{
+	struct dev *d = ctx;
+
+	if (sector * 512 + len > (u64)BUCKETS * BUCKET * 512)
+		return -EIO;
+	memcpy(d->data + sector * 512, buf, len);
+	return 0;
+}
+
+static int dev_flush(void *ctx)
+{
+	((struct dev *)ctx)->flushes++;
+	return 0;
+}
+
+static u64 rng = 0x9e3779b97f4a7c15ULL;
+
+static u64 rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/*
+ * The model: the pointer (with gen) each sector was last written at, and
+ * the tag written there (every data sector written carries one), so a
+ * bucket reused too early shows up as wrong data, not just a wrong key.
+ */
+static u64 model[SPACE];
+static u64 model_tag[SPACE];
+static u64 tags;
+
+static void dev_format(struct dev *d, struct bch_sb *sb, unsigned int policy)
+{
+	struct bch_format_params p = { .dev_sectors = BUCKETS * BUCKET,
+				       .block_size = 1, .bucket_size = BUCKET,
+				       .policy = policy };
+
+	d->data = calloc(BUCKETS * BUCKET, 512);
+	d->io = (struct bch_meta_io){ .ctx = d, .sectors = p.dev_sectors,
+				      .lbs = 512, .read = dev_read,
+				      .write = dev_write, .flush = dev_flush };
+	p.uuid[0] = p.set_uuid[0] = 9;
+	CHECK(!bch_format_cache_sb(&p, sb));
+	CHECK(!bch_sb_write(&d->io, sb));
+	CHECK(!bch_format_cache_set(&d->io, sb));
+}
+
+static void put_tag(struct dev *d, u64 ptr, u64 tag)
+{
+	memcpy(d->data + bch_ptr_offset(ptr) * 512, &tag, sizeof(tag));
+}
+
+static u64 get_tag(struct dev *d, u64 ptr)
+{
+	u64 tag;
+
+	memcpy(&tag, d->data + bch_ptr_offset(ptr) * 512, sizeof(tag));
+	return tag;
+}
+
+/*
+ * Write [start, start + len) of inode 1: data space, data, keys, journal.
+ * With @crash the last piece is inserted but not journalled, and the
+ * model keeps the old contents: the caller reopens the set next.
+ */
+static void do_write(struct bch_set *s, struct dev *d, u64 start, u32 len,
+		     bool crash)
+{
+	while (len) {
+		struct bch_key k;
+		u64 ptr, i;
+		int got = bch_alloc_data(&s->a, len, &ptr);
+
+		if (got == -ENOSPC) {
+			CHECK(!bch_set_refill(s, 16));
+			continue;
+		}
+		CHECK(got > 0);
+		bch_key_init(&k, 1, start + got, got, false);
+		bch_key_add_ptr(&k, ptr);
+		for (i = 0; i < (u64)got; i++)
+			put_tag(d, ptr + (i << 8), ++tags);
+		CHECK(!bch_set_insert(s, &k));
+		if (crash && got == len)
+			return;
+		CHECK(!bch_set_journal(s, &k, 1));
+		for (i = 0; i < (u64)got; i++) {
+			model[start + i] = ptr + (i << 8);
+			model_tag[start + i] = tags - got + 1 + i;
+		}
+		start += got;
+		len -= got;
+	}
+}
+
+static void do_invalidate(struct bch_set *s, u64 start, u32 len)
+{
+	struct bch_key k;
+
+	bch_key_init(&k, 1, start + len, len, false);
+	CHECK(!bch_set_insert(s, &k));
+	CHECK(!bch_set_journal(s, &k, 1));
+	memset(&model[start], 0, len * sizeof(model[0]));
+}
+
+/* Every sector as the model says, or gone because its bucket was reused. */
+static void compare(const struct bch_set *s, struct dev *d)
+{
+	u64 sector = 0, mismatches = 0, wrong_data = 0;
+
+	while (sector < SPACE) {
+		u64 next, end;
+		const struct bch_key *k = bch_btree_lookup(&s->t, 1, sector,
+							   &next);
+		bool live = k && bch_key_live(&s->g, s->a.gens, k);
+
+		end = min_t(u64, next, SPACE);
+		for (; sector < end; sector++) {
+			u64 want = model[sector];
+			bool want_live = want &&
+				s->a.gens[bch_ptr_bucket(&s->g, want)] ==
+				bch_ptr_gen(want);
+
+			u64 at = live ? k->ptr[0] +
+				 ((sector - bch_key_start(k)) << 8) : 0;
+
+			if (want_live != live || (live && at != want))
+				mismatches++;
+			if (live && get_tag(d, at) != model_tag[sector])
+				wrong_data++;
+		}
+	}
+	CHECK(mismatches == 0);
+	CHECK(wrong_data == 0);
+}
+
+static void check_clean(struct dev *d)
+{
+	struct bch_check_opts o = { 0 };
+	struct bch_check_result res;
+
+	CHECK(!bch_check(&d->io, &o, NULL, &res));
+	CHECK(res.nr_damage == 0);
+	if (res.nr_damage) {
+		u32 i;
+
+		for (i = 0; i < BCH_NR_DAMAGE; i++)
+			if (res.damage[i])
+				fprintf(stderr, "  %s: %u\n", bch_damage_names[i],
+					res.damage[i]);
+	}
+}
+
+static void run(unsigned int policy, u32 ops)
+{
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	u32 i, reopens = 0;
+	u64 refills = 0, commits = 0;
+
+	memset(model, 0, sizeof(model));
+	memset(model_tag, 0, sizeof(model_tag));
+	dev_format(&d, &sb, policy);
+	CHECK(!bch_set_open(&s, &d.io, &sb));
+	for (i = 0; i < ops; i++) {
+		u64 op = rnd() % 1000;
+		u32 len = 1 + rnd() % 64;
+		u64 start = rnd() % (SPACE - len);
+
+		if (op < 900)
+			do_write(&s, &d, start, len, false);
+		else if (op < 980)
+			do_invalidate(&s, start, len);
+		else if (op < 990)
+			CHECK(!bch_set_commit(&s));
+		else if (op < 993)
+			CHECK(!bch_set_gc(&s));
+		else if (op < 996 || i == ops - 1) {
+			/*
+			 * A crash, after a write that was not journalled:
+			 * whatever was journalled must come back.
+			 */
+			if (rnd() & 1) {
+				/* right after reclaiming, into a reclaimed bucket */
+				CHECK(!bch_set_refill(&s, 16));
+				s.a.open_used = BUCKET;
+			}
+			do_write(&s, &d, start, len, true);
+			refills += s.refills;
+			commits += s.commits;
+			bch_set_close(&s);
+			check_clean(&d);
+			CHECK(!bch_set_open(&s, &d.io, &sb));
+			compare(&s, &d);
+			reopens++;
+		}
+	}
+	CHECK(reopens > 5);
+	refills += s.refills;
+	commits += s.commits;
+	fprintf(stderr, "  %u ops: %u reopens, %llu refills, %llu commits, depth %u\n",
+		ops, reopens, refills, commits, bch_btree_depth(&s.t));
+	CHECK(refills > 10);		/* the cache filled and was reused */
+	CHECK(commits > 10);
+	CHECK(bch_btree_depth(&s.t) >= 2);
+	CHECK(!bch_set_commit(&s));
+	bch_set_close(&s);
+	check_clean(&d);
+	CHECK(!bch_set_open(&s, &d.io, &sb));
+	compare(&s, &d);
+	CHECK(s.replayed == 0);		/* all of it in the nodes */
+	bch_set_close(&s);
+	free(d.data);
+}
+
+UNIT_TEST(set_model_lru)
+{
+	run(BCH_REPLACEMENT_LRU, 60000);
+}
+
+UNIT_TEST(set_model_fifo)
+{
+	run(BCH_REPLACEMENT_FIFO, 20000);
+}
+
+UNIT_TEST(set_model_random)
+{
+	run(BCH_REPLACEMENT_RANDOM, 20000);
+}
+
+/* A slot per UUID, kept across reopening; the table checks clean. */
+UNIT_TEST(set_uuid_slots)
+{
+	u8 a[16] = { 1, 2, 3 }, b[16] = { 4, 5, 6 };
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	int sa, sb2;
+
+	dev_format(&d, &sb, BCH_REPLACEMENT_LRU);
+	CHECK(!bch_set_open(&s, &d.io, &sb));
+	sa = bch_set_uuid_slot(&s, a, "first");
+	sb2 = bch_set_uuid_slot(&s, b, "second");
+	CHECK(sa >= 0 && sb2 >= 0 && sa != sb2);
+	CHECK(bch_set_uuid_slot(&s, a, "first") == sa);
+	bch_set_close(&s);
+	check_clean(&d);
+	CHECK(!bch_set_open(&s, &d.io, &sb));
+	CHECK(bch_set_uuid_slot(&s, b, "x") == sb2);
+	bch_set_close(&s);
+	free(d.data);
+}
