@@ -183,10 +183,6 @@ static int check_cache(struct dmb_cache *dc)
 			      dc->cache_dev->name, f.logged - DMB_MAX_LOGGED);
 		ti->error = (char *)damage_errors[f.first];
 		r = -EINVAL;
-	} else {
-		dc->buckets_used = res->sb.first_bucket + res->sb.keys +
-				   res->prio_buckets + 1 +
-				   res->buckets_btree + res->buckets_data;
 	}
 	kfree(res);
 	return r;

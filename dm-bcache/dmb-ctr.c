@@ -293,7 +293,7 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = parse_block_size(dc);
 	if (r)
 		goto bad;
-	r = dmb_cache_meta_open(dc);
+	r = dmb_index_get(dc);
 	if (r)
 		goto bad;
 
@@ -305,6 +305,7 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	ti->num_flush_bios = 1;
 	ti->num_discard_bios = 1;
+	ti->per_io_data_size = sizeof(struct dmb_io);
 	return 0;
 bad:
 	dmb_dtr(ti);
@@ -318,6 +319,7 @@ void dmb_dtr(struct dm_target *ti)
 
 	if (!dc)
 		return;
+	dmb_index_put(dc);
 	dmb_stats_exit(&dc->stats);
 	dmb_meta_dev_exit(&dc->cache_meta);
 	dmb_meta_dev_exit(&dc->origin_meta);

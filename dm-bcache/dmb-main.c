@@ -7,9 +7,8 @@
  * parsed in dmb-ctr.c, status in dmb-status.c, messages in dmb-message.c,
  * and the on-disk format lives in core/, shared with the userspace tools.
  *
- * Version 1.1.0 maps every bio to the origin (at the data offset when the
- * origin carries a bcache backing superblock) and counts it as a bypass;
- * the cache device is opened and validated but not yet used for data.
+ * Version 1.2.0 caches: the data path is dmb-io.c, the index and its
+ * worker dmb-index.c, the index itself core/set.c.
  */
 #include <linux/module.h>
 #include <linux/bio.h>
@@ -17,29 +16,6 @@
 #include "dmb-target.h"
 #include "compat.h"
 #include "core/crc64.h"
-
-static int dmb_map(struct dm_target *ti, struct bio *bio)
-{
-	struct dmb_cache *dc = ti->private;
-
-	bio_set_dev(bio, dc->origin_dev->bdev);
-	if (bio_sectors(bio))
-		bio->bi_iter.bi_sector = dc->data_offset +
-			dm_target_offset(ti, bio->bi_iter.bi_sector);
-
-	switch (bio_op(bio)) {
-	case REQ_OP_READ:
-		dmb_stats_inc(&dc->stats, DMB_BYPASS_READ);
-		break;
-	case REQ_OP_WRITE:
-		if (bio_sectors(bio))
-			dmb_stats_inc(&dc->stats, DMB_BYPASS_WRITE);
-		break;
-	default:
-		break;
-	}
-	return DM_MAPIO_REMAPPED;
-}
 
 static int dmb_iterate_devices(struct dm_target *ti,
 			       iterate_devices_callout_fn fn, void *data)
@@ -69,10 +45,9 @@ static void dmb_io_hints(struct dm_target *ti, struct queue_limits *limits)
 /*
  * Suspend and resume.  dm calls presuspend before waiting for in-flight
  * I/O, postsuspend once it has drained, and resume before new I/O is let
- * in.  The passthrough data path keeps no state that must reach disk, so
- * 1.1.0 only logs the transitions; the caching versions stop writeback in
- * presuspend, commit the index in postsuspend and restart writeback in
- * resume.
+ * in.  Postsuspend leaves the index durable: pending keys journalled,
+ * changed nodes written and a journal entry naming the root, so a table
+ * reload or a removal starts from a clean commit.
  */
 static const char *dmb_name(struct dm_target *ti)
 {
@@ -86,7 +61,10 @@ static void dmb_presuspend(struct dm_target *ti)
 
 static void dmb_postsuspend(struct dm_target *ti)
 {
+	struct dmb_cache *dc = ti->private;
+
 	DMDEBUG("%s: postsuspend", dmb_name(ti));
+	dmb_index_sync(dc->ix);
 }
 
 static void dmb_resume(struct dm_target *ti)
@@ -96,11 +74,12 @@ static void dmb_resume(struct dm_target *ti)
 
 static struct target_type dmb_target = {
 	.name = "bcache",
-	.version = { 1, 1, 0 },
+	.version = { 1, 2, 0 },
 	.module = THIS_MODULE,
 	.ctr = dmb_ctr,
 	.dtr = dmb_dtr,
 	.map = dmb_map,
+	.end_io = dmb_end_io,
 	.status = dmb_status,
 	.message = dmb_message,
 	.iterate_devices = dmb_iterate_devices,
@@ -112,13 +91,22 @@ static struct target_type dmb_target = {
 
 static int __init dmb_init(void)
 {
+	int r;
+
 	bch_crc64_init();
-	return dm_register_target(&dmb_target);
+	r = dmb_index_init();
+	if (r)
+		return r;
+	r = dm_register_target(&dmb_target);
+	if (r)
+		dmb_index_exit();
+	return r;
 }
 
 static void __exit dmb_exit(void)
 {
 	dm_unregister_target(&dmb_target);
+	dmb_index_exit();
 }
 
 module_init(dmb_init);

@@ -21,6 +21,7 @@ const char *const dmb_mode_names[DMB_NR_MODES] = {
 
 const bool dmb_mode_supported[DMB_NR_MODES] = {
 	[DMB_MODE_WRITETHROUGH] = true,
+	[DMB_MODE_WRITEAROUND] = true,
 	[DMB_MODE_PASSTHROUGH] = true,
 };
 

@@ -38,7 +38,7 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 
 	dmb_stats_sum(&dc->stats, &c);
 	DMEMIT("%u %u %llu/%llu %llu ", dc->block_size,
-	       dc->cache_sb.bucket_size, dc->buckets_used,
+	       dc->cache_sb.bucket_size, bch_alloc_used(&dc->ix->set.a),
 	       dc->cache_sb.nbuckets, 0ULL);
 	DMEMIT("%llu %llu %llu %llu ",
 	       c.c[DMB_READ_HIT], c.c[DMB_READ_MISS],
@@ -46,8 +46,8 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	DMEMIT("%llu %llu %llu ",
 	       c.c[DMB_BYPASS_READ], c.c[DMB_BYPASS_WRITE], 0ULL);
 	DMEMIT("%s %s %s %s %llu ",
-	       dmb_mode_names[READ_ONCE(dc->mode)], state_names[dc->state],
-	       dc->needs_check ? "needs_check" : "-",
+	       dmb_mode_names[READ_ONCE(dc->mode)], state_names[READ_ONCE(dc->ix->state)],
+	       dc->ix->needs_check ? "needs_check" : "-",
 	       bch_origin_layout_name(dc->layout),
 	       (unsigned long long)dc->data_offset);
 	DMEMIT("0 2 origin_layout %s",
@@ -93,7 +93,7 @@ static void emit_ima(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	DMEMIT_TARGET_NAME_VERSION(dc->ti->type);
 	DMEMIT(",cache_dev=%s,origin_dev=%s,cache_mode=%s,state=%s",
 	       dc->cache_dev->name, dc->origin_dev->name,
-	       dmb_mode_names[READ_ONCE(dc->mode)], state_names[dc->state]);
+	       dmb_mode_names[READ_ONCE(dc->mode)], state_names[READ_ONCE(dc->ix->state)]);
 	DMEMIT(",origin_layout=%s,data_offset=%llu,block_size=%u;",
 	       bch_origin_layout_name(dc->layout),
 	       (unsigned long long)dc->data_offset, dc->block_size);

@@ -17,11 +17,17 @@
 #define DM_BCACHE_TARGET_H
 
 #include <linux/device-mapper.h>
+#include <linux/bio.h>
+#include <linux/rwsem.h>
+#include <linux/workqueue.h>
+#include <linux/wait.h>
 
 #include "dmb-options.h"
 #include "dmb-stats.h"
+#include "dmb-op.h"
 #include "core/origin.h"
 #include "core/check.h"
+#include "core/set.h"
 
 #define DM_MSG_PREFIX "bcache"
 
@@ -35,11 +41,104 @@ enum dmb_state {
 	DMB_STATE_FAIL,
 };
 
+/*
+ * Spans (dmb-span.c): the origin ranges that writes in flight cover, and
+ * those that data on its way into the cache (a read miss's fill, a
+ * write-through write) covers.  A write that starts marks every span it
+ * overlaps contended; a contended span's data is not indexed (a write-
+ * through's range is invalidated instead), so the cache never keeps data
+ * older than what the origin holds or is about to hold.  A fill is not
+ * even started while an overlapping write is in flight.
+ */
+struct dmb_span {
+	struct list_head node;
+	sector_t start, end;
+	bool write;
+	bool contended;
+	bool on;			/* in the index's list */
+};
+
+/* Cache pieces one write-through write may be spread over. */
+#define DMB_MAX_PIECES		8
+
+/* Largest read miss sent to the origin as one piece (and filled). */
+#define DMB_FILL_MAX_SECTORS	256
+
+/* Per-bio state (ti->per_io_data_size). */
+struct dmb_io {
+	struct dmb_op op;
+	struct dmb_cache *dc;
+	struct bio *bio;
+	struct list_head list;
+	/* write-through: where the pieces of the bio go in the cache */
+	u64 piece[DMB_MAX_PIECES];
+	u32 piece_len[DMB_MAX_PIECES];
+	u32 nr_pieces;
+	struct bvec_iter iter;		/* read miss: the data in the bio */
+	struct dmb_span span;		/* a write, or a miss to fill */
+	u32 flags;
+};
+
+#define DMB_IO_CACHE		(1U << 0)	/* counted in cache_io */
+#define DMB_IO_FILL		(1U << 1)	/* a miss to fill on completion */
+
 /* A device the constructor reads and writes metadata on, over dm-io. */
 struct dmb_meta_dev {
 	struct dm_io_client *client;
 	struct block_device *bdev;
 	struct bch_meta_io io;
+};
+
+/*
+ * The cache index (dmb-index.c): one per cache device, shared by the
+ * tables that use it, so that a table reload (whose constructor runs
+ * while the old table still serves I/O) takes over the live index rather
+ * than reading a second copy from disk.
+ *
+ * index_lock is held for reading to look up and to allocate data space
+ * (with alloc_lock), for writing to change the index; the map path only
+ * ever try-locks it.
+ */
+struct dmb_index {
+	struct list_head node;		/* in the list of open indexes */
+	unsigned int users;
+	dev_t cache_dev, origin_dev;
+	struct block_device *cache_bdev;
+	sector_t data_offset;
+	char name[BDEVNAME_SIZE];	/* the cache device, for messages */
+	struct dmb_meta_dev meta;
+	enum dmb_state state;
+	bool needs_check;
+
+	struct bch_set set;
+	bool set_open;
+	u64 inode;			/* the origin's UUID slot */
+	struct rw_semaphore index_lock;
+	spinlock_t alloc_lock;
+	struct bch_key *jkeys;		/* inserted, not yet journalled */
+	u32 nr_jkeys, cap_jkeys;
+	u32 refills_since_gc;
+	bool gc_requested;
+
+	struct workqueue_struct *wq;	/* ordered: every index change */
+	struct workqueue_struct *fill_wq;
+	struct work_struct index_work;
+	struct delayed_work journal_work;
+	spinlock_t lock;		/* the lists below */
+	struct list_head done_writes;	/* dmb_io: write-through finished */
+	struct list_head fills;		/* struct dmb_fill: data in the cache */
+	struct bio_list invalidate;	/* writes to invalidate, then send */
+	struct bio_list flushes;
+	struct bio_list deferred;	/* writes map could not lock for */
+	struct work_struct defer_work;
+	bool journal_due;
+	bool refill_due;
+
+	atomic_t cache_io;		/* data I/O to the cache in flight */
+	wait_queue_head_t cache_io_wait;
+	struct bio_set bs;
+	spinlock_t span_lock;
+	struct list_head spans;
 };
 
 struct dmb_cache {
@@ -53,8 +152,6 @@ struct dmb_cache {
 	unsigned int nr_opts_given;
 
 	enum dmb_mode mode;		/* current; opt_val holds the table's */
-	enum dmb_state state;
-	bool needs_check;
 
 	struct bch_origin_info origin_info;
 	enum bch_origin_layout layout;
@@ -66,9 +163,10 @@ struct dmb_cache {
 	struct dmb_meta_dev origin_meta;
 	struct bch_sb cache_sb;
 	bool formatted;			/* this ctr formatted the cache */
-	u64 buckets_used;		/* metadata and live data, at ctr */
 
 	struct dmb_stats stats;
+
+	struct dmb_index *ix;		/* shared by every table on this cache */
 };
 
 /* dmb-ctr.c */
@@ -90,5 +188,31 @@ void dmb_meta_dev_exit(struct dmb_meta_dev *m);
 
 /* dmb-cache-meta.c */
 int dmb_cache_meta_open(struct dmb_cache *dc);
+
+/* dmb-index.c */
+int dmb_index_init(void);
+void dmb_index_exit(void);
+int dmb_index_get(struct dmb_cache *dc);
+void dmb_index_put(struct dmb_cache *dc);
+int dmb_index_sync(struct dmb_index *ix);
+void dmb_index_kick(struct dmb_index *ix);
+u64 dmb_refill_batch(struct dmb_index *ix);
+void dmb_index_write_done(struct dmb_op *op);
+void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io);
+void dmb_cache_io_end(struct dmb_index *ix);
+
+/* dmb-span.c */
+void dmb_span_write(struct dmb_index *ix, struct dmb_span *sp,
+		    sector_t start, u32 sectors);
+bool dmb_span_fill(struct dmb_index *ix, struct dmb_span *sp,
+		   sector_t start, u32 sectors);
+void dmb_span_move(struct dmb_index *ix, struct dmb_span *from,
+		   struct dmb_span *to);
+bool dmb_span_end(struct dmb_index *ix, struct dmb_span *sp);
+
+/* dmb-io.c */
+int dmb_map(struct dm_target *ti, struct bio *bio);
+void dmb_io_deferred(struct work_struct *work);
+int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
 
 #endif

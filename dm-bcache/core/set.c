@@ -181,8 +181,11 @@ static int journal_head(struct bch_set *s)
 
 int bch_set_journal(struct bch_set *s, const struct bch_key *keys, u32 n)
 {
-	int r;
+	/* The data the keys address first, so no key outlives its data. */
+	int r = flush(s);
 
+	if (r)
+		return r;
 	while (n) {
 		if (journal_free(s) < JOURNAL_SPARE)
 			return bch_set_commit(s);
@@ -263,6 +266,8 @@ int bch_set_refill(struct bch_set *s, u64 want)
 		bch_free(chain);
 		return r;
 	}
+	if (s->before_reuse)
+		s->before_reuse(s->reuse_ctx);
 	bch_alloc_commit(&s->a);
 	for (i = 0; i < g->nr_prio_buckets; i++)
 		bch_alloc_release(&s->a, s->prio_chain[i]);

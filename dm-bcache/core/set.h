@@ -41,6 +41,13 @@ struct bch_set {
 	u64 prio_seq;
 	u64 replayed;			/* keys replayed at open */
 	u64 commits, refills, gcs;
+	/*
+	 * Called by a refill after the reclaimed buckets' new gens are on
+	 * disk and before they are handed out: the target waits there for
+	 * data I/O still addressing their old contents.  May be NULL.
+	 */
+	void (*before_reuse)(void *ctx);
+	void *reuse_ctx;
 };
 
 /* Open the set on @io, whose superblock @sb has been checked.  0 or -errno. */
@@ -53,7 +60,8 @@ void bch_set_close(struct bch_set *s);
 int bch_set_insert(struct bch_set *s, const struct bch_key *k);
 
 /*
- * Log @n keys already inserted, in the order they were inserted.  When
+ * Log @n keys already inserted, in the order they were inserted, after
+ * a flush makes the data they address durable.  When
  * the journal runs short of free buckets this commits instead, which
  * makes them durable in the nodes.  0 or -errno.
  */

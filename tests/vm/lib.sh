@@ -44,6 +44,15 @@ same_data() {
 	cmp -i $((a * 512)):$((b * 512)) -n $((count * 512)) "$dev_a" "$dev_b"
 }
 
+# same_data, reading @dev_a with O_DIRECT in 1 MiB requests (all MiB
+# aligned): no readahead, so the target sees exactly the range.
+same_direct() {
+	local dev_a=$1 a=$2 dev_b=$3 b=$4 count=$5
+	dd if="$dev_a" bs=1M iflag=direct,skip_bytes,count_bytes \
+		skip=$((a * 512)) count=$((count * 512)) status=none |
+		cmp -i 0:$((b * 512)) -n $((count * 512)) - "$dev_b"
+}
+
 # sha256 of @count sectors of @dev from sector @skip (small ranges only).
 sum_sectors() {
 	dd if="$1" bs=512 skip="$2" count="$3" iflag=direct status=none |

@@ -71,38 +71,9 @@ static int find_slot(const struct bch_jset_disk *newest, const u8 *uuid)
 	return slot;
 }
 
-/* Replay the keys of the entries in the replay range, oldest first. */
-static int replay(struct bch_btree *t, struct bch_jscan *s, const struct bch_sb *sb)
+static int replay_key(void *ctx, const struct bch_key *k)
 {
-	u64 last = le64_to_cpu(s->newest.last_seq);
-	u32 i;
-
-	bch_jscan_sort(s);
-	for (i = 0; i < s->nr; i++) {
-		const struct bch_jentry *e = &s->e[i];
-		struct bch_jset_disk *j;
-		u32 at = 0;
-
-		if (!e->valid || e->seq < last || (i && s->e[i - 1].seq == e->seq))
-			continue;
-		j = bch_jscan_read(&cache.io, sb, &g, e);
-		if (!j)
-			return -EIO;
-		while (at < e->u64s) {
-			struct bch_key k;
-			u32 n = bch_key_decode(j->d + at, e->u64s - at, &k);
-
-			if (!n)
-				break;
-			at += n;
-			if (bch_key_size(&k) && bch_btree_insert(t, &k)) {
-				bch_free(j);
-				return -ENOMEM;
-			}
-		}
-		bch_free(j);
-	}
-	return 0;
+	return bch_btree_insert(ctx, k);
 }
 
 static int copy_out(struct bch_btree *t, const u8 *gens, u64 inode,
@@ -199,7 +170,7 @@ int main(int argc, char **argv)
 	if (bch_btree_init(&t, ~0U, ~0U, g.btree_sectors, no_placement, NULL) ||
 	    bch_btree_load(&t, &cache.io, &g, &root,
 			   le16_to_cpu(s.newest.btree_level), gens) ||
-	    replay(&t, &s, &csb))
+	    bch_jscan_replay(&cache.io, &csb, &g, &s, replay_key, &t))
 		return die(2, "cannot load the index");
 	out = open(argv[optind + 2], O_WRONLY | O_CREAT, 0644);
 	if (out < 0 || copy_out(&t, gens, slot, bsb.data_offset, sectors, out) ||

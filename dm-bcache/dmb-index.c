@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cache index in the target: opening the cache set at construction
+ * (journal replay included, core/set.c), and the index worker, the one
+ * place the index changes.  Bio completions hand it finished
+ * write-through writes and read-miss fills; the map path hands it writes
+ * whose cached range must be invalidated and flushes.  It inserts their
+ * keys under index_lock, journals them in batches (at once for FUA
+ * writes and flushes, otherwise within DMB_JOURNAL_DELAY), refills the
+ * allocator and runs gc, then completes or sends on the bios.
+ *
+ * The worker runs on an ordered workqueue with memory reclaim protection
+ * and allocates under memalloc_noio, so it never waits on I/O to itself.
+ */
+#include <linux/sched/mm.h>
+#include <linux/dm-io.h>
+
+#include "dmb-target.h"
+#include "core/array.h"
+
+#define DMB_JOURNAL_DELAY	msecs_to_jiffies(100)
+#define DMB_JOURNAL_BATCH	512	/* keys that journal at once */
+#define DMB_GC_EVERY_REFILLS	16
+
+/* A read miss's data, copied from the bio, on its way into the cache. */
+struct dmb_fill {
+	struct work_struct work;
+	struct list_head list;
+	struct dmb_index *ix;
+	struct dmb_span span;		/* the range, on the span list */
+	u32 sectors;
+	struct bch_key key;
+	void *data;
+};
+
+static struct kmem_cache *fill_cache;
+
+/* ---- cache I/O accounting ---- */
+
+void dmb_cache_io_end(struct dmb_index *ix)
+{
+	if (atomic_dec_and_test(&ix->cache_io))
+		wake_up(&ix->cache_io_wait);
+}
+
+/* Reclaimed buckets: wait out data I/O that still addresses them. */
+static void wait_cache_io(void *ctx)
+{
+	struct dmb_index *ix = ctx;
+
+	wait_event(ix->cache_io_wait, !atomic_read(&ix->cache_io));
+}
+
+void dmb_index_kick(struct dmb_index *ix)
+{
+	queue_work(ix->wq, &ix->index_work);
+}
+
+/* ---- hand-offs from completions ---- */
+
+void dmb_index_write_done(struct dmb_op *op)
+{
+	struct dmb_io *io = container_of(op, struct dmb_io, op);
+	struct dmb_index *ix = io->dc->ix;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ix->lock, flags);
+	list_add_tail(&io->list, &ix->done_writes);
+	spin_unlock_irqrestore(&ix->lock, flags);
+	dmb_index_kick(ix);
+}
+
+/* Fill work: put the data in the cache, then let the worker index it. */
+static void fill_write(struct work_struct *work)
+{
+	struct dmb_fill *f = container_of(work, struct dmb_fill, work);
+	struct dmb_index *ix = f->ix;
+	struct dm_io_region where;
+	struct dm_io_request req = {
+		.bi_opf = REQ_OP_WRITE | REQ_SYNC,
+		.mem.type = DM_IO_KMEM,
+		.mem.ptr.addr = f->data,
+		.client = ix->meta.client,
+	};
+	u64 ptr;
+	int got, r;
+
+	down_read(&ix->index_lock);
+	spin_lock(&ix->alloc_lock);
+	got = bch_alloc_data(&ix->set.a, f->sectors, &ptr);
+	spin_unlock(&ix->alloc_lock);
+	if (got > 0)
+		atomic_inc(&ix->cache_io);
+	up_read(&ix->index_lock);
+	if (got <= 0) {		/* no room: a fill is only an optimisation */
+		WRITE_ONCE(ix->refill_due, true);
+		dmb_index_kick(ix);
+		goto drop;
+	}
+	/* Only what fits in the open bucket; the rest stays uncached. */
+	f->sectors = got;
+	where.bdev = ix->cache_bdev;
+	where.sector = bch_ptr_offset(ptr);
+	where.count = got;
+	r = dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT);
+	/* Written (or not): a refill may reuse the bucket; the gen tells. */
+	dmb_cache_io_end(ix);
+	if (r)
+		goto drop;
+	bch_key_init(&f->key, ix->inode, f->span.start + got, got, false);
+	bch_key_add_ptr(&f->key, ptr);
+	spin_lock_irq(&ix->lock);
+	list_add_tail(&f->list, &ix->fills);
+	spin_unlock_irq(&ix->lock);
+	dmb_index_kick(ix);
+	return;
+drop:
+	dmb_span_end(ix, &f->span);
+	kfree(f->data);
+	kmem_cache_free(fill_cache, f);
+}
+
+/*
+ * A read miss completed (bio completion context): copy its data and queue
+ * the fill.  Best effort: with no memory, nothing is cached.
+ */
+void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io)
+{
+	struct bio *bio = io->bio;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	struct dmb_fill *f;
+	u8 *p;
+
+	f = kmem_cache_alloc(fill_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (!f)
+		return;
+	f->sectors = io->iter.bi_size >> SECTOR_SHIFT;
+	f->data = kmalloc(io->iter.bi_size, GFP_NOWAIT | __GFP_NOWARN);
+	if (!f->data) {
+		kmem_cache_free(fill_cache, f);
+		return;
+	}
+	p = f->data;
+	__bio_for_each_segment(bv, bio, iter, io->iter) {
+		memcpy_from_bvec(p, &bv);
+		p += bv.bv_len;
+	}
+	f->ix = ix;
+	dmb_span_move(ix, &io->span, &f->span);
+	INIT_WORK(&f->work, fill_write);
+	queue_work(ix->fill_wq, &f->work);
+}
+
+/* ---- the worker ---- */
+
+/* Insert @k and remember it for the journal; under index_lock (write). */
+static int index_insert(struct dmb_index *ix, const struct bch_key *k)
+{
+	int r = bch_set_insert(&ix->set, k);
+
+	if (!r)
+		r = bch_array_grow((void **)&ix->jkeys, &ix->cap_jkeys,
+				   ix->nr_jkeys, ix->nr_jkeys + 1,
+				   sizeof(*ix->jkeys), 64);
+	if (!r)
+		ix->jkeys[ix->nr_jkeys++] = *k;
+	return r;
+}
+
+/* An invalidation: a key without pointers over the range. */
+static int index_invalidate(struct dmb_index *ix, sector_t sector, u32 sectors)
+{
+	struct bch_key k;
+
+	while (sectors) {
+		u32 n = min_t(u32, sectors, BCH_KEY_MAX_SIZE & ~7U);
+		int r;
+
+		bch_key_init(&k, ix->inode, sector + n, n, false);
+		r = index_insert(ix, &k);
+		if (r)
+			return r;
+		sector += n;
+		sectors -= n;
+	}
+	return 0;
+}
+
+static bool ptr_current(struct dmb_index *ix, const struct bch_key *k)
+{
+	return bch_key_live(&ix->set.g, ix->set.a.gens, k);
+}
+
+/*
+ * A finished write-through write: a key per cache piece, unless the data
+ * is not known good and current (an error, an overlapping write, a piece
+ * whose bucket was reclaimed meanwhile): then the range is invalidated.
+ */
+static int index_write_through(struct dmb_index *ix, struct dmb_io *io)
+{
+	sector_t start = io->span.start;
+	bool ok = !dmb_span_end(ix, &io->span) && !io->op.status;
+	struct bch_key k[DMB_MAX_PIECES];
+	u32 i, at = 0;
+	int r = 0;
+
+	for (i = 0; i < io->nr_pieces; at += io->piece_len[i++]) {
+		bch_key_init(&k[i], ix->inode, start + at + io->piece_len[i],
+			     io->piece_len[i], false);
+		bch_key_add_ptr(&k[i], io->piece[i]);
+		ok = ok && ptr_current(ix, &k[i]);
+	}
+	for (i = 0; ok && i < io->nr_pieces && !r; i++)
+		r = index_insert(ix, &k[i]);
+	return ok ? r : index_invalidate(ix, start, at);
+}
+
+/* Metadata failed: stop using the cache; the origin serves everything. */
+static void index_failed(struct dmb_index *ix, const char *what, int r)
+{
+	if (ix->state == DMB_STATE_FAIL)
+		return;
+	DMERR("cache %s: %s failed (%d): cache disabled, run bcache_check",
+	      ix->name, what, r);
+	WRITE_ONCE(ix->state, DMB_STATE_FAIL);
+	ix->needs_check = true;
+}
+
+static int journal_now(struct dmb_index *ix)
+{
+	int r = 0;
+
+	if (ix->nr_jkeys)
+		r = bch_set_journal(&ix->set, ix->jkeys, ix->nr_jkeys);
+	if (r)
+		index_failed(ix, "journal write", r);
+	ix->nr_jkeys = 0;
+	return r;
+}
+
+static u64 ready_above_reserve(struct dmb_index *ix)
+{
+	struct bch_alloc *a = &ix->set.a;
+
+	return a->nr_ready > a->reserve ? a->nr_ready - a->reserve : 0;
+}
+
+/* Buckets reclaimed at once, and kept ready for data beyond one batch. */
+u64 dmb_refill_batch(struct dmb_index *ix)
+{
+	return max_t(u64, ix->set.a.nbuckets / 32, 16);
+}
+
+/* Keep a batch of buckets ready above the reserve; gc when reclaim stalls. */
+static void maintain(struct dmb_index *ix)
+{
+	u64 batch = dmb_refill_batch(ix);
+	unsigned int tries = 0;
+	int r;
+
+	WRITE_ONCE(ix->refill_due, false);
+	while (ready_above_reserve(ix) < 2 * batch && tries++ < 4) {
+		r = bch_set_refill(&ix->set, batch);
+		if (r == -ENOSPC) {
+			ix->gc_requested = true;
+			break;
+		}
+		if (r) {
+			index_failed(ix, "bucket refill", r);
+			return;
+		}
+		ix->refills_since_gc++;
+	}
+	if (ix->gc_requested || ix->refills_since_gc >= DMB_GC_EVERY_REFILLS) {
+		ix->gc_requested = false;
+		ix->refills_since_gc = 0;
+		r = bch_set_gc(&ix->set);
+		if (r)
+			index_failed(ix, "gc", r);
+	}
+}
+
+static void submit_to_origin(struct bio *bio)
+{
+	struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
+	struct dmb_cache *dc = io->dc;
+
+	bio_set_dev(bio, dc->origin_dev->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = dc->data_offset +
+			dm_target_offset(dc->ti, bio->bi_iter.bi_sector);
+	submit_bio_noacct(bio);
+}
+
+static void index_work(struct work_struct *work)
+{
+	struct dmb_index *ix = container_of(work, struct dmb_index, index_work);
+	struct dmb_io *io, *tmp;
+	struct dmb_fill *f, *ftmp;
+	struct bio_list inval, flushes;
+	struct bio *bio;
+	LIST_HEAD(writes);
+	LIST_HEAD(fills);
+	unsigned int noio = memalloc_noio_save();
+	bool sync_journal, ok;
+	int r = 0;
+
+	spin_lock_irq(&ix->lock);
+	list_splice_init(&ix->done_writes, &writes);
+	list_splice_init(&ix->fills, &fills);
+	inval = ix->invalidate;
+	bio_list_init(&ix->invalidate);
+	flushes = ix->flushes;
+	bio_list_init(&ix->flushes);
+	sync_journal = ix->journal_due || !bio_list_empty(&flushes);
+	ix->journal_due = false;
+	spin_unlock_irq(&ix->lock);
+
+	down_write(&ix->index_lock);
+	ok = ix->state == DMB_STATE_RW;
+	list_for_each_entry(io, &writes, list) {
+		struct bio *b = io->bio;
+
+		if (b->bi_opf & REQ_FUA)
+			sync_journal = true;
+		if (!ok)
+			continue;
+		r = index_write_through(ix, io);
+		if (r)
+			break;
+	}
+	bio_list_for_each(bio, &inval) {
+		if (!ok || r)
+			break;
+		io = dm_per_bio_data(bio, sizeof(struct dmb_io));
+		if (bio->bi_opf & REQ_FUA)
+			sync_journal = true;
+		r = index_invalidate(ix, io->span.start,
+				     io->span.end - io->span.start);
+	}
+	list_for_each_entry(f, &fills, list) {
+		if (!ok || r)
+			break;
+		if (!dmb_span_end(ix, &f->span) && ptr_current(ix, &f->key))
+			r = index_insert(ix, &f->key);
+	}
+	if (r)
+		index_failed(ix, "index insert", r);
+	if (ix->state == DMB_STATE_RW) {
+		if (sync_journal || ix->nr_jkeys >= DMB_JOURNAL_BATCH)
+			journal_now(ix);
+		else if (ix->nr_jkeys)
+			queue_delayed_work(ix->wq, &ix->journal_work,
+					   DMB_JOURNAL_DELAY);
+	}
+	if (ix->state == DMB_STATE_RW)
+		maintain(ix);
+	up_write(&ix->index_lock);
+	memalloc_noio_restore(noio);
+
+	list_for_each_entry_safe(io, tmp, &writes, list) {
+		struct bio *b = io->bio;
+
+		dmb_span_end(ix, &io->span);	/* if the cache was off */
+		b->bi_status = io->op.status;
+		bio_endio(b);
+	}
+	while ((bio = bio_list_pop(&inval)))
+		submit_to_origin(bio);
+	while ((bio = bio_list_pop(&flushes)))
+		submit_to_origin(bio);
+	list_for_each_entry_safe(f, ftmp, &fills, list) {
+		dmb_span_end(ix, &f->span);
+		kfree(f->data);
+		kmem_cache_free(fill_cache, f);
+	}
+}
+
+static void journal_work(struct work_struct *work)
+{
+	struct dmb_index *ix = container_of(to_delayed_work(work),
+					    struct dmb_index, journal_work);
+
+	spin_lock_irq(&ix->lock);
+	ix->journal_due = true;
+	spin_unlock_irq(&ix->lock);
+	index_work(&ix->index_work);
+}
+
+/* ---- open, share, sync, close ---- */
+
+static LIST_HEAD(indexes);
+static DEFINE_MUTEX(indexes_lock);
+
+/*
+ * The UUID the origin is recorded under: its backing superblock's, or
+ * for a raw origin one derived from the cache set's (a cache serves one
+ * origin, so it is stable across constructions).
+ */
+static void origin_uuid(struct dmb_cache *dc, u8 uuid[16], char *label)
+{
+	if (dc->layout == BCH_LAYOUT_BACKING) {
+		memcpy(uuid, dc->origin_info.sb.uuid, 16);
+		memcpy(label, dc->origin_info.sb.label, BCH_SB_LABEL_SIZE);
+		label[BCH_SB_LABEL_SIZE] = 0;
+		return;
+	}
+	memcpy(uuid, dc->cache_sb.set_uuid, 16);
+	uuid[15] ^= 0xdb;
+	strscpy(label, "dm-bcache raw origin", BCH_SB_LABEL_SIZE + 1);
+}
+
+static void index_free(struct dmb_index *ix)
+{
+	if (ix->set_open) {
+		dmb_index_sync(ix);
+		bch_set_close(&ix->set);
+	}
+	if (ix->wq)
+		destroy_workqueue(ix->wq);
+	if (ix->fill_wq)
+		destroy_workqueue(ix->fill_wq);
+	bioset_exit(&ix->bs);
+	dmb_meta_dev_exit(&ix->meta);
+	kvfree(ix->jkeys);
+	kvfree(ix);
+}
+
+/* A new index over the cache dmb_cache_meta_open() checked. */
+static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
+{
+	struct dm_target *ti = dc->ti;
+	char label[BCH_SB_LABEL_SIZE + 1];
+	u8 uuid[16];
+	int r;
+
+	ix->users = 1;
+	ix->cache_dev = dc->cache_dev->bdev->bd_dev;
+	ix->origin_dev = dc->origin_dev->bdev->bd_dev;
+	ix->cache_bdev = dc->cache_dev->bdev;
+	ix->data_offset = dc->data_offset;
+	strscpy(ix->name, dc->cache_dev->name, sizeof(ix->name));
+	init_rwsem(&ix->index_lock);
+	spin_lock_init(&ix->alloc_lock);
+	spin_lock_init(&ix->lock);
+	INIT_LIST_HEAD(&ix->done_writes);
+	INIT_LIST_HEAD(&ix->fills);
+	bio_list_init(&ix->invalidate);
+	bio_list_init(&ix->flushes);
+	bio_list_init(&ix->deferred);
+	INIT_WORK(&ix->defer_work, dmb_io_deferred);
+	INIT_WORK(&ix->index_work, index_work);
+	INIT_DELAYED_WORK(&ix->journal_work, journal_work);
+	init_waitqueue_head(&ix->cache_io_wait);
+	spin_lock_init(&ix->span_lock);
+	INIT_LIST_HEAD(&ix->spans);
+
+	ix->wq = alloc_ordered_workqueue("dmb_index", WQ_MEM_RECLAIM);
+	ix->fill_wq = alloc_workqueue("dmb_fill", WQ_MEM_RECLAIM, 0);
+	if (!ix->wq || !ix->fill_wq) {
+		ti->error = "Cannot allocate workqueues";
+		return -ENOMEM;
+	}
+	r = bioset_init(&ix->bs, BIO_POOL_SIZE, 0, 0);
+	if (r) {
+		ti->error = "Cannot allocate bio set";
+		return r;
+	}
+	r = dmb_meta_dev_init(&ix->meta, ix->cache_bdev);
+	if (r) {
+		ti->error = "Cannot create dm-io client";
+		return r;
+	}
+	r = bch_set_open(&ix->set, &ix->meta.io, &dc->cache_sb);
+	if (r) {
+		ti->error = "Cannot load the cache index";
+		return r;
+	}
+	ix->set_open = true;
+	ix->set.before_reuse = wait_cache_io;
+	ix->set.reuse_ctx = ix;
+	origin_uuid(dc, uuid, label);
+	r = bch_set_uuid_slot(&ix->set, uuid, label);
+	if (r < 0) {
+		ti->error = r == -ENOSPC ? "Cache UUID table is full" :
+			"Cannot record the origin in the UUID table";
+		return r;
+	}
+	ix->inode = r;
+	maintain(ix);		/* buckets to write to, from the start */
+	if (ix->set.replayed)
+		DMINFO("cache %s: journal replay done, %llu keys", ix->name,
+		       ix->set.replayed);
+	return 0;
+}
+
+/*
+ * Attach the target to its cache's index: the live one if another table
+ * (the one a reload replaces) has it open, else the cache is checked (or
+ * formatted) and a new index opened.
+ */
+int dmb_index_get(struct dmb_cache *dc)
+{
+	dev_t cdev = dc->cache_dev->bdev->bd_dev;
+	struct dmb_index *ix;
+	int r;
+
+	mutex_lock(&indexes_lock);
+	list_for_each_entry(ix, &indexes, node) {
+		if (ix->cache_dev != cdev)
+			continue;
+		if (ix->origin_dev != dc->origin_dev->bdev->bd_dev ||
+		    ix->data_offset != dc->data_offset) {
+			dc->ti->error = "Cache device in use with another origin";
+			r = -EBUSY;
+		} else {
+			ix->users++;
+			dc->ix = ix;
+			dc->cache_sb = ix->set.sb;
+			r = 0;
+		}
+		mutex_unlock(&indexes_lock);
+		return r;
+	}
+	r = dmb_cache_meta_open(dc);
+	if (r)
+		goto out;
+	ix = kvzalloc(sizeof(*ix), GFP_KERNEL);
+	if (!ix) {
+		dc->ti->error = "Cannot allocate the cache index";
+		r = -ENOMEM;
+		goto out;
+	}
+	r = index_open(dc, ix);
+	if (r) {
+		index_free(ix);
+		goto out;
+	}
+	list_add(&ix->node, &indexes);
+	dc->ix = ix;
+out:
+	mutex_unlock(&indexes_lock);
+	return r;
+}
+
+void dmb_index_put(struct dmb_cache *dc)
+{
+	struct dmb_index *ix = dc->ix;
+
+	if (!ix)
+		return;
+	mutex_lock(&indexes_lock);
+	if (!--ix->users) {
+		list_del(&ix->node);
+		index_free(ix);
+	}
+	mutex_unlock(&indexes_lock);
+	dc->ix = NULL;
+}
+
+/* Everything the index knows, on disk: journal, nodes, a new root. */
+int dmb_index_sync(struct dmb_index *ix)
+{
+	int r = 0;
+
+	if (!ix->set_open)
+		return 0;
+	flush_workqueue(ix->fill_wq);
+	cancel_delayed_work_sync(&ix->journal_work);
+	flush_workqueue(ix->wq);
+	index_work(&ix->index_work);	/* what the flushes queued last */
+	down_write(&ix->index_lock);
+	if (ix->state == DMB_STATE_RW) {
+		ix->nr_jkeys = 0;	/* the commit puts them in the nodes */
+		r = bch_set_commit(&ix->set);
+		if (r)
+			index_failed(ix, "index commit", r);
+	}
+	up_write(&ix->index_lock);
+	return r;
+}
+
+int dmb_index_init(void)
+{
+	fill_cache = KMEM_CACHE(dmb_fill, 0);
+	return fill_cache ? 0 : -ENOMEM;
+}
+
+void dmb_index_exit(void)
+{
+	kmem_cache_destroy(fill_cache);
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data path: how each bio is mapped, by cache mode.
+ *
+ *   read        the index says which part of the bio the cache holds:
+ *               a hit is remapped to the cache, a miss to the origin and
+ *               filled into the cache when it completes (dmb-index.c);
+ *               a bio that spans both is cut with dm_accept_partial_bio()
+ *               and dm sends the rest again.
+ *   write       writethrough: to the origin and to newly allocated cache
+ *               space at once (cloned, a clone per piece of cache space);
+ *               the keys go in when all are done, before the bio
+ *               completes.  writearound, passthrough, or no cache space:
+ *               to the origin only, after invalidating whatever the cache
+ *               holds of the range.
+ *   flush       journals the index first, then goes to the origin.
+ *
+ * map never sleeps on a lock or on metadata I/O: it only try-locks the
+ * index.  When that fails, a read goes to the origin (which is current in
+ * these modes), and a write is deferred to a worker that may wait for
+ * the lock (dmb_io_deferred()).  Spans (dmb-span.c) keep concurrent writes from leaving older
+ * data in the cache than on the origin.
+ */
+#include <linux/bio.h>
+
+#include "dmb-target.h"
+
+static int remap_origin(struct dmb_cache *dc, struct bio *bio, sector_t sector)
+{
+	bio_set_dev(bio, dc->origin_dev->bdev);
+	bio->bi_iter.bi_sector = dc->data_offset + sector;
+	return DM_MAPIO_REMAPPED;
+}
+
+/* Is any of [sector, end) held by a live extent?  Under index_lock. */
+static bool range_cached(struct dmb_cache *dc, sector_t sector, sector_t end)
+{
+	struct dmb_index *ix = dc->ix;
+	while (sector < end) {
+		u64 next;
+		const struct bch_key *k = bch_btree_lookup(&ix->set.t, ix->inode,
+							   sector, &next);
+
+		if (k && bch_key_ptrs(k) &&
+		    bch_key_live(&ix->set.g, ix->set.a.gens, k))
+			return true;
+		sector = next;
+	}
+	return false;
+}
+
+static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
+		    sector_t sector, enum dmb_mode mode)
+{
+	struct dmb_index *ix = dc->ix;
+	const struct bch_key *k;
+	u32 n, sectors = bio_sectors(bio);
+	u64 next;
+
+	if (mode == DMB_MODE_PASSTHROUGH || !down_read_trylock(&ix->index_lock)) {
+		dmb_stats_inc(&dc->stats, DMB_BYPASS_READ);
+		return remap_origin(dc, bio, sector);
+	}
+	k = bch_btree_lookup(&ix->set.t, ix->inode, sector, &next);
+	n = min_t(u64, next - sector, sectors);
+	if (k && bch_key_ptrs(k) &&
+	    bch_key_live(&ix->set.g, ix->set.a.gens, k)) {
+		u64 bucket = bch_ptr_bucket(&ix->set.g, k->ptr[0]);
+		sector_t at = bch_ptr_offset(k->ptr[0]) +
+			      (sector - bch_key_start(k));
+
+		bch_alloc_touch(&ix->set.a, bucket);
+		atomic_inc(&ix->cache_io);
+		up_read(&ix->index_lock);
+		io->flags |= DMB_IO_CACHE;
+		if (n < sectors)
+			dm_accept_partial_bio(bio, n);
+		dmb_stats_inc(&dc->stats, DMB_READ_HIT);
+		bio_set_dev(bio, dc->cache_dev->bdev);
+		bio->bi_iter.bi_sector = at;
+		return DM_MAPIO_REMAPPED;
+	}
+	up_read(&ix->index_lock);
+	n = min_t(u32, n, DMB_FILL_MAX_SECTORS);
+	if (n < sectors)
+		dm_accept_partial_bio(bio, n);
+	dmb_stats_inc(&dc->stats, DMB_READ_MISS);
+	if (dmb_span_fill(ix, &io->span, sector, n)) {
+		io->flags |= DMB_IO_FILL;
+		io->iter = bio->bi_iter;
+	}
+	return remap_origin(dc, bio, sector);
+}
+
+static void origin_clone_end(struct bio *clone)
+{
+	struct dmb_io *io = clone->bi_private;
+
+	dmb_op_error(&io->op, clone->bi_status);
+	bio_put(clone);
+	dmb_op_put(&io->op);
+}
+
+static void cache_clone_end(struct bio *clone)
+{
+	struct dmb_io *io = clone->bi_private;
+
+	dmb_cache_io_end(io->dc->ix);
+	origin_clone_end(clone);
+}
+
+/* A clone of @io's bio, or of @len sectors of it from @offset (len > 0). */
+static void submit_clone(struct dmb_cache *dc, struct dmb_io *io,
+			 struct block_device *bdev, sector_t sector,
+			 u32 offset, u32 len)
+{
+	struct dmb_index *ix = dc->ix;
+	struct bio *clone = bio_alloc_clone(bdev, io->bio, GFP_NOIO, &ix->bs);
+
+	if (len)
+		bio_trim(clone, offset, len);
+	clone->bi_iter.bi_sector = sector;
+	clone->bi_end_io = bdev == dc->cache_dev->bdev ? cache_clone_end :
+			   origin_clone_end;
+	clone->bi_private = io;
+	dmb_op_get(&io->op);
+	submit_bio_noacct(clone);
+}
+
+/*
+ * Write-through, with index_lock held for reading: cache space for the
+ * whole bio (in up to DMB_MAX_PIECES pieces, as buckets end), then the
+ * bio goes to the origin and each piece to its place in the cache at
+ * once; the keys go in when all are done (dmb-index.c), before the bio
+ * completes.  False, with nothing started, when there is not the space.
+ */
+static bool write_through(struct dmb_cache *dc, struct dmb_io *io,
+			  sector_t sector)
+{
+	struct dmb_index *ix = dc->ix;
+	struct bch_alloc *a = &ix->set.a;
+	u32 sectors = bio_sectors(io->bio), done = 0, i;
+
+	spin_lock(&ix->alloc_lock);
+	if (a->nr_ready > a->reserve + DMB_MAX_PIECES) {
+		io->nr_pieces = 0;
+		while (done < sectors && io->nr_pieces < DMB_MAX_PIECES) {
+			int got = bch_alloc_data(a, sectors - done,
+						 &io->piece[io->nr_pieces]);
+
+			if (got <= 0)
+				break;
+			io->piece_len[io->nr_pieces++] = got;
+			done += got;
+		}
+	}
+	spin_unlock(&ix->alloc_lock);
+	/* Ask for more buckets before they run out. */
+	if (a->nr_ready < a->reserve + dmb_refill_batch(ix) &&
+	    !READ_ONCE(ix->refill_due)) {
+		WRITE_ONCE(ix->refill_due, true);
+		dmb_index_kick(ix);
+	}
+	if (done < sectors)	/* what was taken is left unused */
+		return false;
+	atomic_add(io->nr_pieces, &ix->cache_io);
+	dmb_span_write(ix, &io->span, sector, sectors);
+	dmb_stats_inc(&dc->stats, DMB_WRITE_MISS);
+	dmb_op_init(&io->op, dmb_index_write_done);
+	submit_clone(dc, io, dc->origin_dev->bdev, dc->data_offset + sector,
+		     0, 0);
+	for (i = 0, done = 0; i < io->nr_pieces; done += io->piece_len[i++])
+		submit_clone(dc, io, dc->cache_dev->bdev,
+			     bch_ptr_offset(io->piece[i]), done,
+			     io->piece_len[i]);
+	dmb_op_put(&io->op);
+	return true;
+}
+
+/* Not cached: to the origin after the index forgets the range. */
+static void invalidate_then_write(struct dmb_index *ix, struct bio *bio)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ix->lock, flags);
+	bio_list_add(&ix->invalidate, bio);
+	spin_unlock_irqrestore(&ix->lock, flags);
+	dmb_index_kick(ix);
+}
+
+/* Writes map could not lock the index for: the same, allowed to wait. */
+void dmb_io_deferred(struct work_struct *work)
+{
+	struct dmb_index *ix = container_of(work, struct dmb_index,
+					    defer_work);
+	struct bio_list bios;
+	struct bio *bio;
+
+	spin_lock_irq(&ix->lock);
+	bios = ix->deferred;
+	bio_list_init(&ix->deferred);
+	spin_unlock_irq(&ix->lock);
+	while ((bio = bio_list_pop(&bios))) {
+		struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
+		struct dmb_cache *dc = io->dc;
+		sector_t sector = dm_target_offset(dc->ti,
+						   bio->bi_iter.bi_sector);
+		bool done;
+
+		down_read(&ix->index_lock);
+		done = READ_ONCE(ix->state) == DMB_STATE_RW &&
+		       write_through(dc, io, sector);
+		up_read(&ix->index_lock);
+		if (done)
+			continue;
+		dmb_stats_inc(&dc->stats, DMB_BYPASS_WRITE);
+		dmb_span_write(ix, &io->span, sector, bio_sectors(bio));
+		invalidate_then_write(ix, bio);
+	}
+}
+
+static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
+		     sector_t sector, enum dmb_mode mode)
+{
+	struct dmb_index *ix = dc->ix;
+	u32 sectors = bio_sectors(bio);
+	bool wt = mode == DMB_MODE_WRITETHROUGH && bio_op(bio) == REQ_OP_WRITE;
+
+	if (!down_read_trylock(&ix->index_lock)) {
+		if (wt) {
+			spin_lock_irq(&ix->lock);
+			bio_list_add(&ix->deferred, bio);
+			spin_unlock_irq(&ix->lock);
+			queue_work(ix->fill_wq, &ix->defer_work);
+			return DM_MAPIO_SUBMITTED;
+		}
+		dmb_span_write(ix, &io->span, sector, sectors);
+		invalidate_then_write(ix, bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	if (wt && write_through(dc, io, sector)) {
+		up_read(&ix->index_lock);
+		return DM_MAPIO_SUBMITTED;
+	}
+	if (bio_op(bio) == REQ_OP_WRITE)
+		dmb_stats_inc(&dc->stats, DMB_BYPASS_WRITE);
+	dmb_span_write(ix, &io->span, sector, sectors);
+	/* Nothing cached in the range: straight to the origin. */
+	if (!range_cached(dc, sector, sector + sectors)) {
+		up_read(&ix->index_lock);
+		return remap_origin(dc, bio, sector);
+	}
+	up_read(&ix->index_lock);
+	invalidate_then_write(ix, bio);
+	return DM_MAPIO_SUBMITTED;
+}
+
+int dmb_map(struct dm_target *ti, struct bio *bio)
+{
+	struct dmb_cache *dc = ti->private;
+	struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
+	struct dmb_index *ix = dc->ix;
+	enum dmb_mode mode = READ_ONCE(dc->mode);
+	sector_t sector;
+
+	io->dc = dc;
+	io->bio = bio;
+	io->flags = 0;
+	io->span.on = false;
+	if (bio->bi_opf & REQ_PREFLUSH) {
+		/* dm sends the payload of a flush separately: this is empty. */
+		spin_lock_irq(&ix->lock);
+		bio_list_add(&ix->flushes, bio);
+		spin_unlock_irq(&ix->lock);
+		dmb_index_kick(ix);
+		return DM_MAPIO_SUBMITTED;
+	}
+	sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	if (READ_ONCE(ix->state) != DMB_STATE_RW) {
+		if (bio_op(bio) == REQ_OP_READ)
+			dmb_stats_inc(&dc->stats, DMB_BYPASS_READ);
+		else if (bio_op(bio) == REQ_OP_WRITE)
+			dmb_stats_inc(&dc->stats, DMB_BYPASS_WRITE);
+		return remap_origin(dc, bio, sector);
+	}
+	if (bio_op(bio) == REQ_OP_READ)
+		return map_read(dc, io, bio, sector, mode);
+	if (!bio_sectors(bio))
+		return remap_origin(dc, bio, sector);
+	/* Writes, discards, write-zeroes: whatever changes the origin. */
+	return map_write(dc, io, bio, sector, mode);
+}
+
+int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
+{
+	struct dmb_cache *dc = ti->private;
+	struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
+	struct dmb_index *ix = dc->ix;
+
+	if (io->flags & DMB_IO_CACHE)
+		dmb_cache_io_end(ix);
+	if ((io->flags & DMB_IO_FILL) && !*error)
+		dmb_index_queue_fill(ix, io);
+	dmb_span_end(ix, &io->span);
+	io->flags = 0;
+	return DM_ENDIO_DONE;
+}

@@ -1,0 +1,61 @@
+# Write-through caching: data written through the target is served from
+# the cache (read hits, no misses); a table removal and re-creation keeps
+# it (hits again, from the journal and the committed nodes); data written
+# to the origin behind the target's back is a miss once, filled, then a
+# hit; the cache checks clean offline after each step.
+. /tests/lib.sh
+load_module
+wipe_head $CACHE_DEV
+wipe_head $ORIGIN_DEV
+len=$((448 * 2048))
+table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 1 writethrough"
+
+hits() { status_field dmb 5; }
+misses() { status_field dmb 6; }
+
+dmsetup create dmb --table "$table"
+write_data /dev/mapper/dmb 16 32
+dmsetup status dmb
+dmsetup message dmb 0 clear_stats
+same_direct /dev/mapper/dmb $((16 * 2048)) $DATA_DEV 0 $((32 * 2048)) ||
+	fail "data read back through the target differs"
+log "after writing 32 MiB and reading it back: hits $(hits) misses $(misses)"; dmsetup status dmb
+[ "$(hits)" -gt 0 ] || fail "no read hits"
+expect_eq "read misses of written data" "$(misses)" 0
+same_data $ORIGIN_DEV $((16 * 2048)) $DATA_DEV 0 $((32 * 2048)) ||
+	fail "origin does not hold the written data"
+dmsetup remove dmb
+bcache_check -q $CACHE_DEV || fail "bcache_check after write-through"
+
+# Persistence: a new table on the same cache serves the same data as hits.
+dmsetup create dmb --table "$table"
+same_direct /dev/mapper/dmb $((16 * 2048)) $DATA_DEV 0 $((32 * 2048)) ||
+	fail "data differs after re-creating the target"
+log "after re-creating: hits $(hits) misses $(misses)"
+[ "$(hits)" -gt 0 ] || fail "no read hits after re-creating"
+expect_eq "misses after re-creating" "$(misses)" 0
+
+# Misses fill: data put on the origin directly is a miss, then a hit.
+dd if=$DATA_DEV of=$ORIGIN_DEV bs=1M skip=32 seek=200 count=16 oflag=direct status=none
+dmsetup message dmb 0 clear_stats
+same_direct /dev/mapper/dmb $((200 * 2048)) $DATA_DEV $((32 * 2048)) $((16 * 2048)) ||
+	fail "origin data read through the target differs"
+m1=$(misses)
+[ "$m1" -gt 0 ] || fail "no misses reading uncached data"
+sleep 1
+dmsetup message dmb 0 clear_stats
+same_direct /dev/mapper/dmb $((200 * 2048)) $DATA_DEV $((32 * 2048)) $((16 * 2048)) ||
+	fail "filled data read through the target differs"
+log "uncached read: $m1 misses; again: hits $(hits) misses $(misses)"
+expect_eq "misses re-reading filled data" "$(misses)" 0
+
+# Write-around: an overwrite of cached data invalidates it.
+dmsetup message dmb 0 cache_mode writearound
+write_data /dev/mapper/dmb 16 8
+dmsetup message dmb 0 clear_stats
+same_direct /dev/mapper/dmb $((16 * 2048)) $DATA_DEV 0 $((8 * 2048)) ||
+	fail "write-around overwrite not seen"
+[ "$(misses)" -gt 0 ] || fail "write-around overwrite served from stale cache"
+dmsetup remove dmb
+bcache_check -q $CACHE_DEV || fail "bcache_check after the scenarios"
+exit 0
