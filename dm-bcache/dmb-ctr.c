@@ -304,7 +304,8 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 
 	ti->num_flush_bios = 1;
-	ti->num_discard_bios = 1;
+	/* Discards need invalidation that a later version brings. */
+	ti->num_discard_bios = 0;
 	ti->per_io_data_size = sizeof(struct dmb_io);
 	return 0;
 bad:

@@ -581,6 +581,17 @@ int dmb_index_sync(struct dmb_index *ix)
 	return r;
 }
 
+/* The gc message: a pass now, and its commit; the cache's state after. */
+int dmb_index_gc(struct dmb_index *ix)
+{
+	spin_lock_irq(&ix->lock);
+	ix->gc_requested = true;
+	spin_unlock_irq(&ix->lock);
+	dmb_index_kick(ix);
+	flush_workqueue(ix->wq);
+	return READ_ONCE(ix->state) == DMB_STATE_RW ? 0 : -EIO;
+}
+
 int dmb_index_init(void)
 {
 	fill_cache = KMEM_CACHE(dmb_fill, 0);

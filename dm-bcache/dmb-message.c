@@ -5,7 +5,8 @@
  *   cache_mode <mode>         switch the cache mode
  *   <option> <value>          set a runtime option (dmb-options.c)
  *   clear_stats               zero the I/O counters
- *   flush | detach | gc | cleaner | invalidate <begin>-<end>
+ *   gc                        run a gc pass now, return when it is done
+ *   flush | detach | cleaner | invalidate <begin>-<end>
  *                             known, implemented by later versions
  *
  * Every refusal returns an error to dmsetup and logs one line naming the
@@ -16,7 +17,7 @@
 #include "dmb-target.h"
 
 static const char *const later_messages[] = {
-	"flush", "detach", "gc", "cleaner", "invalidate",
+	"flush", "detach", "cleaner", "invalidate",
 };
 
 static int refuse(struct dmb_cache *dc, const char *msg, int err,
@@ -72,6 +73,11 @@ int dmb_message(struct dm_target *ti, unsigned int argc, char **argv,
 			return refuse(dc, argv[0], -EINVAL, "takes no arguments");
 		dmb_stats_clear(&dc->stats);
 		return 0;
+	}
+	if (!strcasecmp(argv[0], "gc")) {
+		if (argc != 1)
+			return refuse(dc, argv[0], -EINVAL, "takes no arguments");
+		return dmb_index_gc(dc->ix);
 	}
 	if (!strcasecmp(argv[0], "cache_mode")) {
 		if (argc != 2)

@@ -195,6 +195,7 @@ void dmb_index_exit(void);
 int dmb_index_get(struct dmb_cache *dc);
 void dmb_index_put(struct dmb_cache *dc);
 int dmb_index_sync(struct dmb_index *ix);
+int dmb_index_gc(struct dmb_index *ix);
 void dmb_index_kick(struct dmb_index *ix);
 u64 dmb_refill_batch(struct dmb_index *ix);
 void dmb_index_write_done(struct dmb_op *op);

@@ -107,7 +107,6 @@ bad "Option block_size given more than once" $C $O 4 block_size 1 block_size 2
 
 # --- known but not supported yet ------------------------------------------
 bad "Cache mode is not supported yet" $C $O 1 writeback
-bad "Cache mode is not supported yet" $C $O 1 writearound
 bad "Cache mode is not supported yet" $C $O 3 origin_layout raw writeback
 bad "Option replacement is not supported yet" $C $O 2 replacement fifo
 bad "Option discard is not supported yet" $C $O 2 discard on

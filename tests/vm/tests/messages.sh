@@ -35,11 +35,10 @@ cache_mode|message cache_mode refused: takes one argument
 cache_mode a b|message cache_mode refused: takes one argument
 cache_mode fast|message cache_mode refused: unknown cache mode
 cache_mode writeback|message cache_mode refused: cache mode is not supported yet
-cache_mode writearound|message cache_mode refused: cache mode is not supported yet
 clear_stats now|message clear_stats refused: takes no arguments
 flush|message flush refused: not supported yet
 detach|message detach refused: not supported yet
-gc|message gc refused: not supported yet
+gc now|message gc refused: takes no arguments
 cleaner|message cleaner refused: not supported yet
 invalidate 0-100|message invalidate refused: not supported yet
 sequential_cutoff|message sequential_cutoff refused: takes one value

@@ -1,0 +1,79 @@
+# The cache under load, with a working set larger than the cache (so
+# buckets are reclaimed, prios rewritten and gc runs): fio writes and
+# verifies (crc32c) with two jobs and mixed block sizes while the cache
+# mode switches between writethrough, writearound and passthrough and gc
+# is requested; then a verify-only pass, a clean bcache_check, and after
+# re-creating the target a verify pass that is served partly from the
+# cache.  Then ext4 on the target: files written, e2fsck -fn clean, and
+# the files read back equal after a remount.
+. /tests/lib.sh
+load_module
+wipe_head $CACHE_DEV
+wipe_head $ORIGIN_DEV
+len=$((448 * 2048))
+table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 1 writethrough"
+dmsetup create dmb --table "$table"
+
+fio_args="--filename=/dev/mapper/dmb --ioengine=libaio --direct=1
+	--iodepth=16 --numjobs=2 --size=192M --offset_increment=192M
+	--bssplit=4k/50:16k/30:64k/20 --verify=crc32c --verify_fatal=1
+	--randrepeat=1 --eta=never --group_reporting"
+# shellcheck disable=SC2086
+fio --name=load $fio_args --rw=randwrite --do_verify=1 --output=/tmp/fio.out &
+fio_pid=$!
+switches=0
+modes=(writearound passthrough writethrough)
+while kill -0 $fio_pid 2>/dev/null; do
+	sleep 2
+	dmsetup message dmb 0 cache_mode "${modes[$((switches % 3))]}" || true
+	[ $((switches % 4)) = 1 ] && { dmsetup message dmb 0 gc || fail "gc message failed"; }
+	switches=$((switches + 1))
+done
+wait $fio_pid || { cat /tmp/fio.out; fail "fio write+verify failed"; }
+grep -q 'err= 0' /tmp/fio.out || { cat /tmp/fio.out; fail "fio reported errors"; }
+log "$switches mode switches during the write+verify pass"
+[ "$switches" -ge 3 ] || fail "only $switches mode switches happened"
+dmsetup message dmb 0 cache_mode writethrough
+dmsetup status dmb
+
+# shellcheck disable=SC2086
+fio --name=load $fio_args --rw=randwrite --verify_only --output=/tmp/fio2.out ||
+	{ cat /tmp/fio2.out; fail "verify-only pass failed"; }
+grep -q 'err= 0' /tmp/fio2.out || { cat /tmp/fio2.out; fail "verify-only pass reported errors"; }
+dmsetup status dmb
+used=$(status_field dmb 3)
+dmsetup remove dmb
+bcache_check -q $CACHE_DEV || fail "bcache_check after the fio load"
+log "buckets used at the end: $used"
+
+dmsetup create dmb --table "$table"
+dmsetup message dmb 0 clear_stats
+# shellcheck disable=SC2086
+fio --name=load $fio_args --rw=randwrite --verify_only --output=/tmp/fio3.out ||
+	{ cat /tmp/fio3.out; fail "verify after re-creating failed"; }
+dmsetup status dmb
+log "verify after re-creating: $(status_field dmb 5) hits, $(status_field dmb 6) misses"
+[ "$(status_field dmb 5)" -gt 1000 ] || fail "few hits after re-creating"
+
+# ext4 with a file workload.
+modprobe ext4
+mkfs.ext4 -q -F /dev/mapper/dmb
+mkdir -p /mnt/t
+mount /dev/mapper/dmb /mnt/t
+for i in 1 2 3 4 5 6; do
+	dd if=$DATA_DEV of=/mnt/t/f$i bs=1M skip=$((i * 8)) count=8 status=none
+	mkdir -p /mnt/t/d$i && cp /mnt/t/f$i /mnt/t/d$i/copy
+done
+rm /mnt/t/f2 /mnt/t/d4/copy
+umount /mnt/t
+e2fsck -fn /dev/mapper/dmb >/tmp/fsck.out 2>&1 || { cat /tmp/fsck.out; fail "e2fsck found problems"; }
+mount /dev/mapper/dmb /mnt/t
+for i in 1 3 4 5 6; do
+	cmp -i 0:$((i * 8 * 1048576)) -n $((8 * 1048576)) /mnt/t/f$i $DATA_DEV ||
+		fail "file f$i differs"
+done
+cmp /mnt/t/d3/copy /mnt/t/f3 || fail "copy d3 differs"
+umount /mnt/t
+dmsetup remove dmb
+bcache_check -q $CACHE_DEV || fail "bcache_check after ext4"
+exit 0
