@@ -36,6 +36,7 @@ static int remap_origin(struct dmb_cache *dc, struct bio *bio, sector_t sector)
 static bool range_cached(struct dmb_cache *dc, sector_t sector, sector_t end)
 {
 	struct dmb_index *ix = dc->ix;
+
 	while (sector < end) {
 		u64 next;
 		const struct bch_key *k = bch_btree_lookup(&ix->set.t, ix->inode,

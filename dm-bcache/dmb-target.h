@@ -79,8 +79,8 @@ struct dmb_io {
 	u32 flags;
 };
 
-#define DMB_IO_CACHE		(1U << 0)	/* counted in cache_io */
-#define DMB_IO_FILL		(1U << 1)	/* a miss to fill on completion */
+#define DMB_IO_CACHE		BIT(0)	/* counted in cache_io */
+#define DMB_IO_FILL		BIT(1)	/* a miss to fill on completion */
 
 /* A device the constructor reads and writes metadata on, over dm-io. */
 struct dmb_meta_dev {
@@ -114,7 +114,7 @@ struct dmb_index {
 	bool set_open;
 	u64 inode;			/* the origin's UUID slot */
 	struct rw_semaphore index_lock;
-	spinlock_t alloc_lock;
+	spinlock_t alloc_lock;		/* data allocation, under index_lock */
 	struct bch_key *jkeys;		/* inserted, not yet journalled */
 	u32 nr_jkeys, cap_jkeys;
 	u32 refills_since_gc;
@@ -137,7 +137,7 @@ struct dmb_index {
 	atomic_t cache_io;		/* data I/O to the cache in flight */
 	wait_queue_head_t cache_io_wait;
 	struct bio_set bs;
-	spinlock_t span_lock;
+	spinlock_t span_lock;		/* the span list */
 	struct list_head spans;
 };
 

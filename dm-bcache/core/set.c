@@ -288,6 +288,7 @@ static bool live_key(void *ctx, const struct bch_key *k)
 static int gc_leaf(struct bch_set *s, struct bch_bnode *n)
 {
 	u32 i, j, stale = 0, total = 0, worst = 0;
+	u64 b;
 	int r;
 
 	for (i = 0; i < n->ks.nr_sets; i++)
@@ -298,11 +299,11 @@ static int gc_leaf(struct bch_set *s, struct bch_bnode *n)
 			if (live_key(s, k))
 				continue;
 			stale++;
-			if (bch_key_ptrs(k) &&
-			    bch_ptr_bucket(&s->g, k->ptr[0]) < s->a.nbuckets)
-				worst = max(worst, bch_gen_lag(
-					s->a.gens[bch_ptr_bucket(&s->g, k->ptr[0])],
-					bch_ptr_gen(k->ptr[0])));
+			b = bch_key_ptrs(k) ? bch_ptr_bucket(&s->g, k->ptr[0]) :
+					     s->a.nbuckets;
+			if (b < s->a.nbuckets)
+				worst = max(worst, bch_gen_lag(s->a.gens[b],
+							       bch_ptr_gen(k->ptr[0])));
 		}
 	if (!stale || (stale * 4 < total && worst < BCH_GC_GEN_MAX / 2))
 		return 0;
