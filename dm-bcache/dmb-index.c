@@ -17,6 +17,7 @@
 
 #include "dmb-target.h"
 #include "core/array.h"
+#include "core/format.h"
 
 #define DMB_JOURNAL_DELAY	msecs_to_jiffies(100)
 #define DMB_JOURNAL_BATCH	512	/* keys that journal at once */
@@ -29,7 +30,9 @@ struct dmb_fill {
 	struct dmb_index *ix;
 	struct dmb_span span;		/* the range, on the span list */
 	u32 sectors;
-	struct bch_key key;
+	u64 piece[DMB_MAX_PIECES];	/* where it went in the cache */
+	u32 piece_len[DMB_MAX_PIECES];
+	u32 nr_pieces;
 	void *data;
 };
 
@@ -70,6 +73,39 @@ void dmb_index_write_done(struct dmb_op *op)
 	dmb_index_kick(ix);
 }
 
+/*
+ * Cache space for @sectors, in up to DMB_MAX_PIECES pieces as buckets end;
+ * index_lock held for reading.  Returns the sectors allocated (0 when no
+ * bucket is ready; fewer when the pieces ran out) and asks the worker for
+ * more buckets before they run out.
+ */
+u32 dmb_alloc_pieces(struct dmb_index *ix, u32 sectors, u64 *piece,
+		     u32 *len, u32 *nr)
+{
+	struct bch_alloc *a = &ix->set.a;
+	u32 done = 0;
+
+	*nr = 0;
+	spin_lock(&ix->alloc_lock);
+	if (a->nr_ready > a->reserve + DMB_MAX_PIECES) {
+		while (done < sectors && *nr < DMB_MAX_PIECES) {
+			int got = bch_alloc_data(a, sectors - done, &piece[*nr]);
+
+			if (got <= 0)
+				break;
+			len[(*nr)++] = got;
+			done += got;
+		}
+	}
+	spin_unlock(&ix->alloc_lock);
+	if (a->nr_ready < a->reserve + dmb_refill_batch(ix) &&
+	    !READ_ONCE(ix->refill_due)) {
+		WRITE_ONCE(ix->refill_due, true);
+		dmb_index_kick(ix);
+	}
+	return done;
+}
+
 /* Fill work: put the data in the cache, then let the worker index it. */
 static void fill_write(struct work_struct *work)
 {
@@ -82,33 +118,30 @@ static void fill_write(struct work_struct *work)
 		.mem.ptr.addr = f->data,
 		.client = ix->meta.client,
 	};
-	u64 ptr;
-	int got, r;
+	u32 i, done, got;
+	int r = 0;
 
 	down_read(&ix->index_lock);
-	spin_lock(&ix->alloc_lock);
-	got = bch_alloc_data(&ix->set.a, f->sectors, &ptr);
-	spin_unlock(&ix->alloc_lock);
-	if (got > 0)
+	got = dmb_alloc_pieces(ix, f->sectors, f->piece, f->piece_len,
+			       &f->nr_pieces);
+	if (got)
 		atomic_inc(&ix->cache_io);
 	up_read(&ix->index_lock);
-	if (got <= 0) {		/* no room: a fill is only an optimisation */
-		WRITE_ONCE(ix->refill_due, true);
-		dmb_index_kick(ix);
+	if (!got)		/* no room: a fill is only an optimisation */
 		goto drop;
-	}
-	/* Only what fits in the open bucket; the rest stays uncached. */
+	/* What did not fit in DMB_MAX_PIECES stays uncached. */
 	f->sectors = got;
-	where.bdev = ix->cache_bdev;
-	where.sector = bch_ptr_offset(ptr);
-	where.count = got;
-	r = dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT);
-	/* Written (or not): a refill may reuse the bucket; the gen tells. */
+	for (i = 0, done = 0; i < f->nr_pieces && !r; done += f->piece_len[i++]) {
+		req.mem.ptr.addr = f->data + ((size_t)done << SECTOR_SHIFT);
+		where.bdev = ix->cache_bdev;
+		where.sector = bch_ptr_offset(f->piece[i]);
+		where.count = f->piece_len[i];
+		r = dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT);
+	}
+	/* Written (or not): a refill may reuse the buckets; the gens tell. */
 	dmb_cache_io_end(ix);
 	if (r)
 		goto drop;
-	bch_key_init(&f->key, ix->inode, f->span.start + got, got, false);
-	bch_key_add_ptr(&f->key, ptr);
 	spin_lock_irq(&ix->lock);
 	list_add_tail(&f->list, &ix->fills);
 	spin_unlock_irq(&ix->lock);
@@ -193,27 +226,28 @@ static bool ptr_current(struct dmb_index *ix, const struct bch_key *k)
 }
 
 /*
- * A finished write-through write: a key per cache piece, unless the data
- * is not known good and current (an error, an overlapping write, a piece
- * whose bucket was reclaimed meanwhile): then the range is invalidated.
+ * Data that reached the cache at @start: a key per piece, if @ok and every
+ * piece's bucket is still current; else, with @invalidate, the range is
+ * invalidated (a write-through write whose data is not known good).
  */
-static int index_write_through(struct dmb_index *ix, struct dmb_io *io)
+static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
+			const u32 *len, u32 nr, bool ok, bool invalidate)
 {
-	sector_t start = io->span.start;
-	bool ok = !dmb_span_end(ix, &io->span) && !io->op.status;
 	struct bch_key k[DMB_MAX_PIECES];
 	u32 i, at = 0;
 	int r = 0;
 
-	for (i = 0; i < io->nr_pieces; at += io->piece_len[i++]) {
-		bch_key_init(&k[i], ix->inode, start + at + io->piece_len[i],
-			     io->piece_len[i], false);
-		bch_key_add_ptr(&k[i], io->piece[i]);
+	for (i = 0; i < nr; at += len[i++]) {
+		bch_key_init(&k[i], ix->inode, start + at + len[i], len[i],
+			     false);
+		bch_key_add_ptr(&k[i], piece[i]);
 		ok = ok && ptr_current(ix, &k[i]);
 	}
-	for (i = 0; ok && i < io->nr_pieces && !r; i++)
+	for (i = 0; ok && i < nr && !r; i++)
 		r = index_insert(ix, &k[i]);
-	return ok ? r : index_invalidate(ix, start, at);
+	if (!ok && invalidate)
+		r = index_invalidate(ix, start, at);
+	return r;
 }
 
 /* Metadata failed: stop using the cache; the origin serves everything. */
@@ -326,7 +360,10 @@ static void index_work(struct work_struct *work)
 			sync_journal = true;
 		if (!ok)
 			continue;
-		r = index_write_through(ix, io);
+		r = index_pieces(ix, io->span.start, io->piece, io->piece_len,
+				 io->nr_pieces,
+				 !dmb_span_end(ix, &io->span) && !io->op.status,
+				 true);
 		if (r)
 			break;
 	}
@@ -342,8 +379,8 @@ static void index_work(struct work_struct *work)
 	list_for_each_entry(f, &fills, list) {
 		if (!ok || r)
 			break;
-		if (!dmb_span_end(ix, &f->span) && ptr_current(ix, &f->key))
-			r = index_insert(ix, &f->key);
+		r = index_pieces(ix, f->span.start, f->piece, f->piece_len,
+				 f->nr_pieces, !dmb_span_end(ix, &f->span), false);
 	}
 	if (r)
 		index_failed(ix, "index insert", r);
@@ -411,6 +448,39 @@ static void origin_uuid(struct dmb_cache *dc, u8 uuid[16], char *label)
 	strscpy(label, "dm-bcache raw origin", BCH_SB_LABEL_SIZE + 1);
 }
 
+/*
+ * Is a backing origin attached to this cache set, as its superblock
+ * records it (the set's UUID, state clean)?  Only then is what the cache
+ * holds under its UUID current.  A raw origin has no record: the cache
+ * is taken to belong to it.
+ */
+static bool origin_attached(struct dmb_cache *dc)
+{
+	const struct bch_sb *sb = &dc->origin_info.sb;
+
+	if (dc->layout != BCH_LAYOUT_BACKING)
+		return true;
+	return bch_sb_bdev_state(sb) == BCH_BDEV_STATE_CLEAN &&
+	       !memcmp(sb->set_uuid, dc->cache_sb.set_uuid, 16);
+}
+
+/*
+ * Record the attachment in the backing superblock as the mainline driver
+ * does when it attaches a device: the set's UUID and state clean.  Then
+ * the driver, given this cache and origin, serves what we cached.
+ */
+static int origin_attach(struct dmb_cache *dc)
+{
+	struct bch_sb *sb = &dc->origin_info.sb;
+
+	memcpy(sb->set_uuid, dc->cache_sb.set_uuid, 16);
+	sb->flags &= ~((u64)BCH_BDEV_STATE_MASK << BCH_BDEV_STATE_SHIFT);
+	sb->flags |= (u64)BCH_BDEV_STATE_CLEAN << BCH_BDEV_STATE_SHIFT;
+	sb->seq++;
+	return bch_sb_write(&dc->origin_meta.io, sb) ?:
+	       dc->origin_meta.io.flush(dc->origin_meta.io.ctx);
+}
+
 static void index_free(struct dmb_index *ix)
 {
 	if (ix->set_open) {
@@ -432,6 +502,7 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 {
 	struct dm_target *ti = dc->ti;
 	char label[BCH_SB_LABEL_SIZE + 1];
+	bool attached;
 	u8 uuid[16];
 	int r;
 
@@ -481,13 +552,21 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 	ix->set.before_reuse = wait_cache_io;
 	ix->set.reuse_ctx = ix;
 	origin_uuid(dc, uuid, label);
-	r = bch_set_uuid_slot(&ix->set, uuid, label);
+	attached = origin_attached(dc);
+	r = bch_set_uuid_slot(&ix->set, uuid, label, !attached);
 	if (r < 0) {
 		ti->error = r == -ENOSPC ? "Cache UUID table is full" :
 			"Cannot record the origin in the UUID table";
 		return r;
 	}
 	ix->inode = r;
+	if (!attached) {
+		r = origin_attach(dc);
+		if (r) {
+			ti->error = "Error writing origin superblock";
+			return r;
+		}
+	}
 	maintain(ix);		/* buckets to write to, from the start */
 	if (ix->set.replayed)
 		DMINFO("cache %s: journal replay done, %llu keys", ix->name,
@@ -574,6 +653,8 @@ int dmb_index_sync(struct dmb_index *ix)
 	if (ix->state == DMB_STATE_RW) {
 		ix->nr_jkeys = 0;	/* the commit puts them in the nodes */
 		r = bch_set_commit(&ix->set);
+		if (!r)
+			r = bch_set_save_prios(&ix->set);
 		if (r)
 			index_failed(ix, "index commit", r);
 	}

@@ -28,7 +28,7 @@
 static int remap_origin(struct dmb_cache *dc, struct bio *bio, sector_t sector)
 {
 	bio_set_dev(bio, dc->origin_dev->bdev);
-	bio->bi_iter.bi_sector = dc->data_offset + sector;
+	bio->bi_iter.bi_sector = sector;
 	return DM_MAPIO_REMAPPED;
 }
 
@@ -139,36 +139,17 @@ static bool write_through(struct dmb_cache *dc, struct dmb_io *io,
 			  sector_t sector)
 {
 	struct dmb_index *ix = dc->ix;
-	struct bch_alloc *a = &ix->set.a;
-	u32 sectors = bio_sectors(io->bio), done = 0, i;
+	u32 sectors = bio_sectors(io->bio), done, i;
 
-	spin_lock(&ix->alloc_lock);
-	if (a->nr_ready > a->reserve + DMB_MAX_PIECES) {
-		io->nr_pieces = 0;
-		while (done < sectors && io->nr_pieces < DMB_MAX_PIECES) {
-			int got = bch_alloc_data(a, sectors - done,
-						 &io->piece[io->nr_pieces]);
-
-			if (got <= 0)
-				break;
-			io->piece_len[io->nr_pieces++] = got;
-			done += got;
-		}
-	}
-	spin_unlock(&ix->alloc_lock);
-	/* Ask for more buckets before they run out. */
-	if (a->nr_ready < a->reserve + dmb_refill_batch(ix) &&
-	    !READ_ONCE(ix->refill_due)) {
-		WRITE_ONCE(ix->refill_due, true);
-		dmb_index_kick(ix);
-	}
+	done = dmb_alloc_pieces(ix, sectors, io->piece, io->piece_len,
+				&io->nr_pieces);
 	if (done < sectors)	/* what was taken is left unused */
 		return false;
 	atomic_add(io->nr_pieces, &ix->cache_io);
 	dmb_span_write(ix, &io->span, sector, sectors);
 	dmb_stats_inc(&dc->stats, DMB_WRITE_MISS);
 	dmb_op_init(&io->op, dmb_index_write_done);
-	submit_clone(dc, io, dc->origin_dev->bdev, dc->data_offset + sector,
+	submit_clone(dc, io, dc->origin_dev->bdev, sector,
 		     0, 0);
 	for (i = 0, done = 0; i < io->nr_pieces; done += io->piece_len[i++])
 		submit_clone(dc, io, dc->cache_dev->bdev,
@@ -204,8 +185,8 @@ void dmb_io_deferred(struct work_struct *work)
 	while ((bio = bio_list_pop(&bios))) {
 		struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
 		struct dmb_cache *dc = io->dc;
-		sector_t sector = dm_target_offset(dc->ti,
-						   bio->bi_iter.bi_sector);
+		sector_t sector = dc->data_offset +
+				  dm_target_offset(dc->ti, bio->bi_iter.bi_sector);
 		bool done;
 
 		down_read(&ix->index_lock);
@@ -276,7 +257,8 @@ int dmb_map(struct dm_target *ti, struct bio *bio)
 		dmb_index_kick(ix);
 		return DM_MAPIO_SUBMITTED;
 	}
-	sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	/* Keys address origin sectors, data offset included, as mainline's. */
+	sector = dc->data_offset + dm_target_offset(ti, bio->bi_iter.bi_sector);
 	if (READ_ONCE(ix->state) != DMB_STATE_RW) {
 		if (bio_op(bio) == REQ_OP_READ)
 			dmb_stats_inc(&dc->stats, DMB_BYPASS_READ);

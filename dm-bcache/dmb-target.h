@@ -198,6 +198,8 @@ int dmb_index_sync(struct dmb_index *ix);
 int dmb_index_gc(struct dmb_index *ix);
 void dmb_index_kick(struct dmb_index *ix);
 u64 dmb_refill_batch(struct dmb_index *ix);
+u32 dmb_alloc_pieces(struct dmb_index *ix, u32 sectors, u64 *piece,
+		     u32 *len, u32 *nr);
 void dmb_index_write_done(struct dmb_op *op);
 void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io);
 void dmb_cache_io_end(struct dmb_index *ix);

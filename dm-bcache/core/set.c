@@ -236,15 +236,17 @@ static void prio_entry(void *ctx, u64 bucket, struct bch_prio_entry *e)
 	e->prio = b->state == BCH_BUCKET_META ? BCH_BTREE_PRIO : b->prio;
 }
 
-int bch_set_refill(struct bch_set *s, u64 want)
+/*
+ * A new prio chain recording every bucket's gen and priority, named by a
+ * journal entry; then the old chain's buckets are released.
+ */
+static int write_prios(struct bch_set *s)
 {
 	const struct bch_geom *g = &s->g;
 	u64 *chain;
 	u32 i;
 	int r;
 
-	if (!bch_alloc_invalidate(&s->a, want) && !s->a.nr_pending)
-		return -ENOSPC;
 	chain = bch_zalloc(g->nr_prio_buckets * sizeof(*chain));
 	if (!chain)
 		return -ENOMEM;
@@ -266,15 +268,32 @@ int bch_set_refill(struct bch_set *s, u64 want)
 		bch_free(chain);
 		return r;
 	}
-	if (s->before_reuse)
-		s->before_reuse(s->reuse_ctx);
-	bch_alloc_commit(&s->a);
 	for (i = 0; i < g->nr_prio_buckets; i++)
 		bch_alloc_release(&s->a, s->prio_chain[i]);
 	bch_free(s->prio_chain);
 	s->prio_chain = chain;
+	return 0;
+}
+
+int bch_set_refill(struct bch_set *s, u64 want)
+{
+	int r;
+
+	if (!bch_alloc_invalidate(&s->a, want) && !s->a.nr_pending)
+		return -ENOSPC;
+	r = write_prios(s);
+	if (r)
+		return r;
+	if (s->before_reuse)
+		s->before_reuse(s->reuse_ctx);
+	bch_alloc_commit(&s->a);
 	s->refills++;
 	return 0;
+}
+
+int bch_set_save_prios(struct bch_set *s)
+{
+	return write_prios(s);
 }
 
 static bool live_key(void *ctx, const struct bch_key *k)
@@ -361,10 +380,11 @@ static void uuid_key(struct bch_set *s, u64 bucket, struct bch_key *k)
 					s->a.gens[bucket]));
 }
 
-/* Read the table; the slot holding @uuid, or a free one in *@free. */
+/* Read the table: the slot holding @uuid (or -ENOENT), and a free one. */
 static int uuid_find(struct bch_set *s, const u8 uuid[16], int *free)
 {
 	struct bch_uuid_entry_disk *t = s->buf;
+	int found = -ENOENT;
 	u32 i;
 	int r;
 
@@ -374,16 +394,16 @@ static int uuid_find(struct bch_set *s, const u8 uuid[16], int *free)
 		return r;
 	*free = -1;
 	for (i = 0; i < s->g.nr_uuids; i++) {
-		if (!memcmp(t[i].uuid, uuid, 16))
-			return i;
+		if (found < 0 && !memcmp(t[i].uuid, uuid, 16))
+			found = i;
 		if (*free < 0 && bch_uuid_slot_kind(t[i].uuid) == BCH_UUID_FREE)
 			*free = i;
 	}
-	return -ENOENT;
+	return found;
 }
 
 int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
-		      const char *label)
+		      const char *label, bool fresh)
 {
 	struct bch_uuid_entry_disk *e;
 	struct bch_key k;
@@ -391,7 +411,7 @@ int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
 	int r, slot;
 
 	r = uuid_find(s, uuid, &slot);
-	if (r != -ENOENT)
+	if (r != -ENOENT && (r < 0 || !fresh))
 		return r;
 	if (slot < 0)
 		return -ENOSPC;
@@ -405,6 +425,14 @@ int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
 		return r;
 	/* A refill uses the buffer: read the table again, then add. */
 	r = uuid_find(s, uuid, &slot);
+	if (r >= 0) {		/* fresh: retire the old slot */
+		e = (struct bch_uuid_entry_disk *)s->buf + r;
+		memcpy(e->uuid, bch_invalid_uuid, 16);
+		e->invalidated = cpu_to_le32(bch_now_seconds());
+		r = -ENOENT;
+	}
+	if (r == -ENOENT && slot < 0)
+		r = -ENOSPC;
 	if (r == -ENOENT) {
 		e = (struct bch_uuid_entry_disk *)s->buf + slot;
 		memset(e, 0, sizeof(*e));

@@ -77,6 +77,13 @@ int bch_set_commit(struct bch_set *s);
 int bch_set_refill(struct bch_set *s, u64 want);
 
 /*
+ * Write the buckets' current priorities (and gens) as a new prio chain,
+ * so the next user of the cache (the mainline driver too) evicts in the
+ * order this one would have.  0 or -errno.
+ */
+int bch_set_save_prios(struct bch_set *s);
+
+/*
  * Garbage collection: recount every bucket's live data and oldest
  * pointer gen from the index, and drop stale keys from leaves that hold
  * many (they are rewritten by the next commit, which gc makes).  0 or -errno.
@@ -85,9 +92,12 @@ int bch_set_gc(struct bch_set *s);
 
 /*
  * The UUID slot (key inode) holding @uuid, adding it to the table (a new
- * table written and committed) when absent.  >= 0, or -errno.
+ * table written and committed) when absent.  With @fresh, what the cache
+ * holds under @uuid is not to be trusted (the device was not attached to
+ * this set when last used): its slot is retired, as the mainline driver
+ * retires it, and a new one taken.  >= 0, or -errno.
  */
 int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
-		      const char *label);
+		      const char *label, bool fresh);
 
 #endif

@@ -277,18 +277,26 @@ UNIT_TEST(set_uuid_slots)
 	struct bch_set s;
 	struct bch_sb sb;
 	struct dev d;
-	int sa, sb2;
+	int sa, sb2, sa2;
 
 	dev_format(&d, &sb, BCH_REPLACEMENT_LRU);
 	CHECK(!bch_set_open(&s, &d.io, &sb));
-	sa = bch_set_uuid_slot(&s, a, "first");
-	sb2 = bch_set_uuid_slot(&s, b, "second");
+	sa = bch_set_uuid_slot(&s, a, "first", false);
+	sb2 = bch_set_uuid_slot(&s, b, "second", false);
 	CHECK(sa >= 0 && sb2 >= 0 && sa != sb2);
-	CHECK(bch_set_uuid_slot(&s, a, "first") == sa);
+	CHECK(bch_set_uuid_slot(&s, a, "first", false) == sa);
 	bch_set_close(&s);
 	check_clean(&d);
 	CHECK(!bch_set_open(&s, &d.io, &sb));
-	CHECK(bch_set_uuid_slot(&s, b, "x") == sb2);
+	CHECK(bch_set_uuid_slot(&s, b, "x", false) == sb2);
+	/* Fresh: the old slot is retired for good, a new one taken. */
+	sa2 = bch_set_uuid_slot(&s, a, "again", true);
+	CHECK(sa2 >= 0 && sa2 != sa && sa2 != sb2);
+	CHECK(bch_set_uuid_slot(&s, a, "again", false) == sa2);
+	bch_set_close(&s);
+	check_clean(&d);
+	CHECK(!bch_set_open(&s, &d.io, &sb));
+	CHECK(bch_set_uuid_slot(&s, a, "again", false) == sa2);
 	bch_set_close(&s);
 	free(d.data);
 }

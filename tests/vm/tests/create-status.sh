@@ -33,13 +33,23 @@ expect_eq "data offset" "${19}" 0
 expect_eq "features" "${20}" 0
 expect_eq "core args" "${21} ${22} ${23}" "2 origin_layout auto"
 
-# Counters count I/O: one 4 KiB direct read and write bypass the cache.
+# Counters count I/O: in writethrough one 4 KiB direct read of uncached
+# data misses and one write is written through; in passthrough both
+# bypass the cache.
+dmsetup message dmb 0 clear_stats
+dd if=/dev/mapper/dmb of=/dev/null bs=4k count=1 skip=100 iflag=direct status=none
+dd if=/dev/zero of=/dev/mapper/dmb bs=4k count=1 oflag=direct status=none
+expect_eq "read misses" "$(status_field dmb 6)" 1
+expect_eq "write misses (written through)" "$(status_field dmb 8)" 1
+expect_eq "read hits" "$(status_field dmb 5)" 0
+dmsetup message dmb 0 cache_mode passthrough
 dmsetup message dmb 0 clear_stats
 dd if=/dev/mapper/dmb of=/dev/null bs=4k count=1 iflag=direct status=none
 dd if=/dev/zero of=/dev/mapper/dmb bs=4k count=1 oflag=direct status=none
 expect_eq "bypassed reads" "$(status_field dmb 9)" 1
 expect_eq "bypassed writes" "$(status_field dmb 10)" 1
-expect_eq "read hits" "$(status_field dmb 5)" 0
+expect_eq "read hits in passthrough" "$(status_field dmb 5)" 0
+dmsetup message dmb 0 cache_mode writethrough
 
 # STATUSTYPE_IMA: dm measures each table load (the VM boots with
 # ima_policy=critical_data); the measured buffer holds our IMA string.
@@ -47,7 +57,7 @@ mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
 m=/sys/kernel/security/ima/ascii_runtime_measurements
 ima=$(grep dm_table_load $m | tail -n 1 | awk '{ print $NF }' | xxd -r -p | tr -d '\0')
 log "ima: $ima"
-echo "$ima" | grep -q "target_name=bcache,target_version=1\.1\.0,cache_dev=$CACHE_MM,origin_dev=$ORIGIN_MM,cache_mode=writethrough,state=rw,origin_layout=raw,data_offset=0,block_size=1;" ||
+echo "$ima" | grep -q "target_name=bcache,target_version=1\.2\.0,cache_dev=$CACHE_MM,origin_dev=$ORIGIN_MM,cache_mode=writethrough,state=rw,origin_layout=raw,data_offset=0,block_size=1;" ||
 	fail "IMA measurement lacks the bcache status"
 dmsetup remove dmb
 

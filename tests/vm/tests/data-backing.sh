@@ -1,6 +1,9 @@
 # An origin formatted by make-bcache -B: the target detects the backing
-# superblock, maps target sector 0 to the data offset, never overwrites the
-# superblock, and the mainline bcache driver sees the same bytes.
+# superblock, maps target sector 0 to the data offset, records in the
+# superblock only what the mainline driver records on attaching (the cache
+# set's UUID, state clean) and leaves the rest of the area alone, and the
+# mainline bcache driver, given the cache and the origin, sees the same
+# bytes.
 . /tests/lib.sh
 load_module
 modprobe bcache
@@ -13,7 +16,8 @@ for off in 16 2048; do
 	else
 		make-bcache -B -o $off $ORIGIN_DEV >/dev/null
 	fi
-	sb_before=$(sum_sectors $ORIGIN_DEV 0 $off)
+	sb_before=$(sum_sectors $ORIGIN_DEV 0 8)
+	wipe_head $CACHE_DEV
 	usable=$(($(sectors $ORIGIN_DEV) - off))
 
 	# Too long by one sector: refused, since data starts at the offset.
@@ -31,18 +35,23 @@ for off in 16 2048; do
 
 	same_data $ORIGIN_DEV $((off + 3 * 2048)) $DATA_DEV 0 $((64 * 2048)) ||
 		fail "origin bytes at the data offset differ"
-	expect_eq "superblock area untouched" "$(sum_sectors $ORIGIN_DEV 0 $off)" "$sb_before"
+	expect_eq "head before the superblock untouched" \
+		"$(sum_sectors $ORIGIN_DEV 0 8)" "$sb_before"
+	cset=$(bcache-super-show $CACHE_DEV | awk '/^cset.uuid/ { print $2 }')
+	bcache-super-show $ORIGIN_DEV >/tmp/bsb.out
+	grep -Eq "^cset.uuid[[:space:]]+$cset" /tmp/bsb.out ||
+		{ cat /tmp/bsb.out; fail "backing superblock does not name the set"; }
+	grep -Eq "^dev.data.first_sector[[:space:]]+$off" /tmp/bsb.out ||
+		{ cat /tmp/bsb.out; fail "data offset changed"; }
+	sb_after=$(sum_sectors $ORIGIN_DEV 0 $off)
 
 	# Cross-check with the mainline driver: it exports the same data.
-	echo $ORIGIN_DEV >/sys/fs/bcache/register
-	for i in $(seq 50); do [ -b /dev/bcache0 ] && break; sleep 0.2; done
-	[ -b /dev/bcache0 ] || fail "mainline bcache did not start the backing device"
+	mainline_register
 	expect_eq "mainline bcache0 size" "$(sectors /dev/bcache0)" "$usable"
 	same_data /dev/bcache0 $((3 * 2048)) $DATA_DEV 0 $((64 * 2048)) ||
 		fail "mainline bcache0 shows other bytes than we wrote"
-	echo 1 >/sys/block/bcache0/bcache/stop
-	for i in $(seq 50); do [ -b /dev/bcache0 ] || break; sleep 0.2; done
-	[ -b /dev/bcache0 ] && fail "bcache0 did not stop"
+	mainline_stop $cset
+	sb_after=$(sum_sectors $ORIGIN_DEV 0 $off)
 
 	# origin_layout raw ignores the superblock: sector 0 is sector 0.
 	# The mainline driver drops its exclusive claim on vdb asynchronously
@@ -55,7 +64,7 @@ for off in 16 2048; do
 	dmsetup info dmb >/dev/null || fail "origin still busy after bcache stop"
 	expect_eq "raw layout" "$(status_field dmb 15)" raw
 	expect_eq "raw reads the superblock area" \
-		"$(sum_sectors /dev/mapper/dmb 0 $off)" "$sb_before"
+		"$(sum_sectors /dev/mapper/dmb 0 $off)" "$sb_after"
 	dmsetup remove dmb
 done
 
