@@ -278,6 +278,7 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	dc->ti = ti;
 	ti->private = dc;
+	spin_lock_init(&dc->stream_lock);
 
 	cache_path = dm_shift_arg(&as);
 	origin_path = dm_shift_arg(&as);

@@ -23,7 +23,14 @@
 #define DMB_JOURNAL_BATCH	512	/* keys that journal at once */
 #define DMB_GC_EVERY_REFILLS	16
 
-/* A read miss's data, copied from the bio, on its way into the cache. */
+/*
+ * A read miss's data, copied from the bio, on its way into the cache.  It
+ * is copied into single pages: the copy is made in bio completion, where
+ * only non-blocking allocations are allowed, and order-0 pages are the
+ * ones that do not fail.
+ */
+#define DMB_FILL_PAGES	(DMB_FILL_MAX_SECTORS / (PAGE_SIZE >> SECTOR_SHIFT))
+
 struct dmb_fill {
 	struct work_struct work;
 	struct list_head list;
@@ -33,10 +40,20 @@ struct dmb_fill {
 	u64 piece[DMB_MAX_PIECES];	/* where it went in the cache */
 	u32 piece_len[DMB_MAX_PIECES];
 	u32 nr_pieces;
-	void *data;
+	u32 nr_pages;
+	struct page_list pl[DMB_FILL_PAGES];
 };
 
 static struct kmem_cache *fill_cache;
+
+static void fill_free(struct dmb_fill *f)
+{
+	u32 i;
+
+	for (i = 0; i < f->nr_pages; i++)
+		__free_page(f->pl[i].page);
+	kmem_cache_free(fill_cache, f);
+}
 
 /* ---- cache I/O accounting ---- */
 
@@ -114,8 +131,7 @@ static void fill_write(struct work_struct *work)
 	struct dm_io_region where;
 	struct dm_io_request req = {
 		.bi_opf = REQ_OP_WRITE | REQ_SYNC,
-		.mem.type = DM_IO_KMEM,
-		.mem.ptr.addr = f->data,
+		.mem.type = DM_IO_PAGE_LIST,
 		.client = ix->meta.client,
 	};
 	u32 i, done, got;
@@ -132,7 +148,10 @@ static void fill_write(struct work_struct *work)
 	/* What did not fit in DMB_MAX_PIECES stays uncached. */
 	f->sectors = got;
 	for (i = 0, done = 0; i < f->nr_pieces && !r; done += f->piece_len[i++]) {
-		req.mem.ptr.addr = f->data + ((size_t)done << SECTOR_SHIFT);
+		size_t at = (size_t)done << SECTOR_SHIFT;
+
+		req.mem.ptr.pl = &f->pl[at / PAGE_SIZE];
+		req.mem.offset = at % PAGE_SIZE;
 		where.bdev = ix->cache_bdev;
 		where.sector = bch_ptr_offset(f->piece[i]);
 		where.count = f->piece_len[i];
@@ -149,8 +168,7 @@ static void fill_write(struct work_struct *work)
 	return;
 drop:
 	dmb_span_end(ix, &f->span);
-	kfree(f->data);
-	kmem_cache_free(fill_cache, f);
+	fill_free(f);
 }
 
 /*
@@ -163,21 +181,37 @@ void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io)
 	struct bvec_iter iter;
 	struct bio_vec bv;
 	struct dmb_fill *f;
-	u8 *p;
+	size_t at = 0;
+	u32 i;
 
 	f = kmem_cache_alloc(fill_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (!f)
 		return;
 	f->sectors = io->iter.bi_size >> SECTOR_SHIFT;
-	f->data = kmalloc(io->iter.bi_size, GFP_NOWAIT | __GFP_NOWARN);
-	if (!f->data) {
-		kmem_cache_free(fill_cache, f);
-		return;
+	f->nr_pages = DIV_ROUND_UP(io->iter.bi_size, PAGE_SIZE);
+	for (i = 0; i < f->nr_pages; i++) {
+		f->pl[i].page = alloc_page(GFP_NOWAIT | __GFP_NOWARN);
+		f->pl[i].next = i + 1 < f->nr_pages ? &f->pl[i + 1] : NULL;
+		if (!f->pl[i].page) {
+			f->nr_pages = i;
+			fill_free(f);
+			return;
+		}
 	}
-	p = f->data;
 	__bio_for_each_segment(bv, bio, iter, io->iter) {
-		memcpy_from_bvec(p, &bv);
-		p += bv.bv_len;
+		u8 *src = bvec_kmap_local(&bv);
+		u32 done = 0;
+
+		while (done < bv.bv_len) {
+			u32 off = at % PAGE_SIZE;
+			u32 n = min_t(u32, bv.bv_len - done, PAGE_SIZE - off);
+
+			memcpy(page_address(f->pl[at / PAGE_SIZE].page) + off,
+			       src + done, n);
+			done += n;
+			at += n;
+		}
+		kunmap_local(src);
 	}
 	f->ix = ix;
 	dmb_span_move(ix, &io->span, &f->span);
@@ -409,8 +443,7 @@ static void index_work(struct work_struct *work)
 		submit_to_origin(bio);
 	list_for_each_entry_safe(f, ftmp, &fills, list) {
 		dmb_span_end(ix, &f->span);
-		kfree(f->data);
-		kmem_cache_free(fill_cache, f);
+		fill_free(f);
 	}
 }
 

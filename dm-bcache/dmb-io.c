@@ -56,10 +56,15 @@ static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 	struct dmb_index *ix = dc->ix;
 	const struct bch_key *k;
 	u32 n, sectors = bio_sectors(bio);
+	enum dmb_counter why;
 	u64 next;
 
-	if (mode == DMB_MODE_PASSTHROUGH || !down_read_trylock(&ix->index_lock)) {
-		dmb_stats_inc(&dc->stats, DMB_BYPASS_READ);
+	if (mode == DMB_MODE_PASSTHROUGH) {
+		dmb_bypass_count(dc, false, DMB_WHY_MODE);
+		return remap_origin(dc, bio, sector);
+	}
+	if (!down_read_trylock(&ix->index_lock)) {
+		dmb_bypass_count(dc, false, DMB_WHY_BUSY);
 		return remap_origin(dc, bio, sector);
 	}
 	k = bch_btree_lookup(&ix->set.t, ix->inode, sector, &next);
@@ -74,8 +79,10 @@ static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		atomic_inc(&ix->cache_io);
 		up_read(&ix->index_lock);
 		io->flags |= DMB_IO_CACHE;
+		io->start_ns = ktime_get_ns();
 		if (n < sectors)
 			dm_accept_partial_bio(bio, n);
+		dmb_bypass_why(dc, sector, n, false);	/* the stream goes on */
 		dmb_stats_inc(&dc->stats, DMB_READ_HIT);
 		bio_set_dev(bio, dc->cache_dev->bdev);
 		bio->bi_iter.bi_sector = at;
@@ -85,6 +92,11 @@ static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 	n = min_t(u32, n, DMB_FILL_MAX_SECTORS);
 	if (n < sectors)
 		dm_accept_partial_bio(bio, n);
+	why = dmb_bypass_why(dc, sector, n, false);
+	if (why != DMB_NR_COUNTERS) {
+		dmb_bypass_count(dc, false, why);
+		return remap_origin(dc, bio, sector);
+	}
 	dmb_stats_inc(&dc->stats, DMB_READ_MISS);
 	if (dmb_span_fill(ix, &io->span, sector, n)) {
 		io->flags |= DMB_IO_FILL;
@@ -106,6 +118,7 @@ static void cache_clone_end(struct bio *clone)
 {
 	struct dmb_io *io = clone->bi_private;
 
+	dmb_note_latency(io->dc->ix, true, ktime_get_ns() - io->start_ns);
 	dmb_cache_io_end(io->dc->ix);
 	origin_clone_end(clone);
 }
@@ -146,6 +159,7 @@ static bool write_through(struct dmb_cache *dc, struct dmb_io *io,
 	if (done < sectors)	/* what was taken is left unused */
 		return false;
 	atomic_add(io->nr_pieces, &ix->cache_io);
+	io->start_ns = ktime_get_ns();
 	dmb_span_write(ix, &io->span, sector, sectors);
 	dmb_stats_inc(&dc->stats, DMB_WRITE_MISS);
 	dmb_op_init(&io->op, dmb_index_write_done);
@@ -195,7 +209,8 @@ void dmb_io_deferred(struct work_struct *work)
 		up_read(&ix->index_lock);
 		if (done)
 			continue;
-		dmb_stats_inc(&dc->stats, DMB_BYPASS_WRITE);
+		dmb_bypass_count(dc, true, READ_ONCE(ix->state) == DMB_STATE_RW ?
+				 DMB_WHY_NOSPACE : DMB_WHY_FAILED);
 		dmb_span_write(ix, &io->span, sector, bio_sectors(bio));
 		invalidate_then_write(ix, bio);
 	}
@@ -206,8 +221,14 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 {
 	struct dmb_index *ix = dc->ix;
 	u32 sectors = bio_sectors(bio);
-	bool wt = mode == DMB_MODE_WRITETHROUGH && bio_op(bio) == REQ_OP_WRITE;
+	bool write = bio_op(bio) == REQ_OP_WRITE;
+	enum dmb_counter why = write ? dmb_bypass_why(dc, sector, sectors, true) :
+				       DMB_NR_COUNTERS;
+	bool wt = mode == DMB_MODE_WRITETHROUGH && write &&
+		  why == DMB_NR_COUNTERS;
 
+	if (mode != DMB_MODE_WRITETHROUGH)
+		why = DMB_WHY_MODE;
 	if (!down_read_trylock(&ix->index_lock)) {
 		if (wt) {
 			spin_lock_irq(&ix->lock);
@@ -216,6 +237,8 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 			queue_work(ix->fill_wq, &ix->defer_work);
 			return DM_MAPIO_SUBMITTED;
 		}
+		if (write)
+			dmb_bypass_count(dc, true, why);
 		dmb_span_write(ix, &io->span, sector, sectors);
 		invalidate_then_write(ix, bio);
 		return DM_MAPIO_SUBMITTED;
@@ -224,8 +247,8 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		up_read(&ix->index_lock);
 		return DM_MAPIO_SUBMITTED;
 	}
-	if (bio_op(bio) == REQ_OP_WRITE)
-		dmb_stats_inc(&dc->stats, DMB_BYPASS_WRITE);
+	if (write)
+		dmb_bypass_count(dc, true, wt ? DMB_WHY_NOSPACE : why);
 	dmb_span_write(ix, &io->span, sector, sectors);
 	/* Nothing cached in the range: straight to the origin. */
 	if (!range_cached(dc, sector, sector + sectors)) {
@@ -260,10 +283,9 @@ int dmb_map(struct dm_target *ti, struct bio *bio)
 	/* Keys address origin sectors, data offset included, as mainline's. */
 	sector = dc->data_offset + dm_target_offset(ti, bio->bi_iter.bi_sector);
 	if (READ_ONCE(ix->state) != DMB_STATE_RW) {
-		if (bio_op(bio) == REQ_OP_READ)
-			dmb_stats_inc(&dc->stats, DMB_BYPASS_READ);
-		else if (bio_op(bio) == REQ_OP_WRITE)
-			dmb_stats_inc(&dc->stats, DMB_BYPASS_WRITE);
+		if (bio_op(bio) == REQ_OP_READ || bio_op(bio) == REQ_OP_WRITE)
+			dmb_bypass_count(dc, bio_op(bio) == REQ_OP_WRITE,
+					 DMB_WHY_FAILED);
 		return remap_origin(dc, bio, sector);
 	}
 	if (bio_op(bio) == REQ_OP_READ)
@@ -280,8 +302,10 @@ int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
 	struct dmb_index *ix = dc->ix;
 
-	if (io->flags & DMB_IO_CACHE)
+	if (io->flags & DMB_IO_CACHE) {
+		dmb_note_latency(ix, false, ktime_get_ns() - io->start_ns);
 		dmb_cache_io_end(ix);
+	}
 	if ((io->flags & DMB_IO_FILL) && !*error)
 		dmb_index_queue_fill(ix, io);
 	dmb_span_end(ix, &io->span);

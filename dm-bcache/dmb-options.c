@@ -69,17 +69,18 @@ const struct dmb_opt_desc dmb_opts[DMB_NR_OPTS] = {
 	/* sectors; 0 disables sequential bypass */
 	[DMB_OPT_SEQ_CUTOFF] = {
 		.name = "sequential_cutoff", .max = 1ULL << 31, .def = 8192,
-		.runtime = true, ERRORS("sequential_cutoff"),
+		.runtime = true, .supported = true,
+		ERRORS("sequential_cutoff"),
 	},
 	/* microseconds; 0 disables */
 	[DMB_OPT_CONG_READ] = {
 		.name = "congested_read_threshold_us", .max = 10000000,
-		.def = 2000, .runtime = true,
+		.def = 2000, .runtime = true, .supported = true,
 		ERRORS("congested_read_threshold_us"),
 	},
 	[DMB_OPT_CONG_WRITE] = {
 		.name = "congested_write_threshold_us", .max = 10000000,
-		.def = 20000, .runtime = true,
+		.def = 20000, .runtime = true, .supported = true,
 		ERRORS("congested_write_threshold_us"),
 	},
 	/* sectors read past a miss */

@@ -17,6 +17,13 @@ enum dmb_counter {
 	DMB_WRITE_MISS,
 	DMB_BYPASS_READ,
 	DMB_BYPASS_WRITE,
+	/* why reads and writes were bypassed (dmb-bypass.c) */
+	DMB_WHY_SEQUENTIAL,
+	DMB_WHY_CONGESTED,
+	DMB_WHY_MODE,		/* writearound or passthrough */
+	DMB_WHY_BUSY,		/* a read while the index was locked */
+	DMB_WHY_NOSPACE,	/* no cache space ready */
+	DMB_WHY_FAILED,		/* the cache's metadata failed */
 	DMB_NR_COUNTERS
 };
 

@@ -30,11 +30,24 @@ static const char *const state_names[] = {
  * 16 <data offset>                sectors
  * 17 <#features> <feature>*
  *    <#core args> <core arg>*     "<name> <value>" pairs currently in force
+ *    <#counters> <counter>*       "<name> <value>" pairs: bypass reasons
+ *                                 (why_names), then gc_runs, reclaims
+ *                                 and commits of the cache's index
  */
+static const char *const why_names[] = {
+	[DMB_WHY_SEQUENTIAL] = "bypass_sequential",
+	[DMB_WHY_CONGESTED] = "bypass_congested",
+	[DMB_WHY_MODE] = "bypass_mode",
+	[DMB_WHY_BUSY] = "bypass_busy",
+	[DMB_WHY_NOSPACE] = "bypass_nospace",
+	[DMB_WHY_FAILED] = "bypass_failed",
+};
+
 static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 {
+	struct dmb_index *ix = dc->ix;
 	struct dmb_counters c;
-	unsigned int sz = 0;
+	unsigned int sz = 0, i;
 
 	dmb_stats_sum(&dc->stats, &c);
 	DMEMIT("%u %u %llu/%llu %llu ", dc->block_size,
@@ -52,6 +65,12 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	       (unsigned long long)dc->data_offset);
 	DMEMIT("0 2 origin_layout %s",
 	       bch_origin_request_names[dc->opt_val[DMB_OPT_ORIGIN_LAYOUT]]);
+	DMEMIT(" %u", (DMB_NR_COUNTERS - DMB_WHY_SEQUENTIAL + 3) * 2);
+	for (i = DMB_WHY_SEQUENTIAL; i < DMB_NR_COUNTERS; i++)
+		DMEMIT(" %s %llu", why_names[i], c.c[i]);
+	DMEMIT(" gc_runs %llu reclaims %llu commits %llu",
+	       READ_ONCE(ix->set.gcs), READ_ONCE(ix->set.refills),
+	       READ_ONCE(ix->set.commits));
 }
 
 /*

@@ -76,6 +76,7 @@ struct dmb_io {
 	u32 nr_pieces;
 	struct bvec_iter iter;		/* read miss: the data in the bio */
 	struct dmb_span span;		/* a write, or a miss to fill */
+	u64 start_ns;			/* when its cache I/O was sent */
 	u32 flags;
 };
 
@@ -139,6 +140,16 @@ struct dmb_index {
 	struct bio_set bs;
 	spinlock_t span_lock;		/* the span list */
 	struct list_head spans;
+	atomic_t latency_us[2];		/* cache reads, writes: moving average */
+};
+
+/* Sequential streams the bypass policy tracks (dmb-bypass.c). */
+#define DMB_STREAMS		16
+
+struct dmb_stream {
+	sector_t end;			/* where its next I/O would start */
+	u64 run;			/* sectors so far */
+	unsigned long last;		/* jiffies of its last I/O */
 };
 
 struct dmb_cache {
@@ -167,6 +178,8 @@ struct dmb_cache {
 	struct dmb_stats stats;
 
 	struct dmb_index *ix;		/* shared by every table on this cache */
+	spinlock_t stream_lock;
+	struct dmb_stream streams[DMB_STREAMS];
 };
 
 /* dmb-ctr.c */
@@ -212,6 +225,12 @@ bool dmb_span_fill(struct dmb_index *ix, struct dmb_span *sp,
 void dmb_span_move(struct dmb_index *ix, struct dmb_span *from,
 		   struct dmb_span *to);
 bool dmb_span_end(struct dmb_index *ix, struct dmb_span *sp);
+
+/* dmb-bypass.c */
+enum dmb_counter dmb_bypass_why(struct dmb_cache *dc, sector_t sector,
+				u32 sectors, bool write);
+void dmb_bypass_count(struct dmb_cache *dc, bool write, enum dmb_counter why);
+void dmb_note_latency(struct dmb_index *ix, bool write, u64 ns);
 
 /* dmb-io.c */
 int dmb_map(struct dm_target *ti, struct bio *bio);

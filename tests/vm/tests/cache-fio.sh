@@ -3,15 +3,16 @@
 # verifies (crc32c) with two jobs and mixed block sizes while the cache
 # mode switches between writethrough, writearound and passthrough and gc
 # is requested; then a verify-only pass, a clean bcache_check, and after
-# re-creating the target a verify pass that is served partly from the
-# cache.  Then ext4 on the target: files written, e2fsck -fn clean, and
+# re-creating the target an index as full as before and a verify pass.
+# (How many of those reads hit is not asserted: fio verifies in the order
+# it wrote, the cyclic pattern on which lru evicts what comes next.)  Then ext4 on the target: files written, e2fsck -fn clean, and
 # the files read back equal after a remount.
 . /tests/lib.sh
 load_module
 wipe_head $CACHE_DEV
 wipe_head $ORIGIN_DEV
 len=$((448 * 2048))
-table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 1 writethrough"
+table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough sequential_cutoff 0 congested_read_threshold_us 0 congested_write_threshold_us 0"
 dmsetup create dmb --table "$table"
 
 fio_args="--filename=/dev/mapper/dmb --ioengine=libaio --direct=1
@@ -47,13 +48,16 @@ bcache_check -q $CACHE_DEV || fail "bcache_check after the fio load"
 log "buckets used at the end: $used"
 
 dmsetup create dmb --table "$table"
+reopened=$(status_field dmb 3)
+log "buckets used after re-creating: $reopened"
+[ "${reopened%/*}" -ge $((${used%/*} * 9 / 10)) ] || fail "index lost buckets: $used -> $reopened"
 dmsetup message dmb 0 clear_stats
 # shellcheck disable=SC2086
 fio --name=load $fio_args --rw=randwrite --verify_only --output=/tmp/fio3.out ||
 	{ cat /tmp/fio3.out; fail "verify after re-creating failed"; }
 dmsetup status dmb
 log "verify after re-creating: $(status_field dmb 5) hits, $(status_field dmb 6) misses"
-[ "$(status_field dmb 5)" -gt 1000 ] || fail "few hits after re-creating"
+[ "$(status_field dmb 5)" -gt 0 ] || fail "no hits after re-creating"
 
 # ext4 with a file workload.
 modprobe ext4

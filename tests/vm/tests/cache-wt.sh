@@ -8,7 +8,8 @@ load_module
 wipe_head $CACHE_DEV
 wipe_head $ORIGIN_DEV
 len=$((448 * 2048))
-table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 1 writethrough"
+# Every I/O cached: no sequential or congestion bypass.
+table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough sequential_cutoff 0 congested_read_threshold_us 0 congested_write_threshold_us 0"
 
 hits() { status_field dmb 5; }
 misses() { status_field dmb 6; }

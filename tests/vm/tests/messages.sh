@@ -45,7 +45,7 @@ invalidate 0-100|message invalidate refused: not supported yet
 sequential_cutoff|message sequential_cutoff refused: takes one value
 sequential_cutoff 1 2|message sequential_cutoff refused: takes one value
 sequential_cutoff x|message sequential_cutoff refused: Invalid sequential_cutoff value
-sequential_cutoff 4096|message sequential_cutoff refused: Option sequential_cutoff is not supported yet
+congested_read_threshold_us 10000001|message congested_read_threshold_us refused: Invalid congested_read_threshold_us value
 writeback_percent 41|message writeback_percent refused: Invalid writeback_percent value
 writeback_percent 20|message writeback_percent refused: Option writeback_percent is not supported yet
 block_size 8|message block_size refused: option cannot be changed at runtime
