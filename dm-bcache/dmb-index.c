@@ -396,8 +396,8 @@ static void index_work(struct work_struct *work)
 			continue;
 		r = index_pieces(ix, io->span.start, io->piece, io->piece_len,
 				 io->nr_pieces,
-				 !dmb_span_end(ix, &io->span) && !io->op.status,
-				 true);
+				 !dmb_span_end(ix, &io->span) && !io->op.status &&
+				 !READ_ONCE(io->cache_error), true);
 		if (r)
 			break;
 	}
@@ -553,6 +553,7 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 	bio_list_init(&ix->invalidate);
 	bio_list_init(&ix->flushes);
 	bio_list_init(&ix->deferred);
+	bio_list_init(&ix->retries);
 	INIT_WORK(&ix->defer_work, dmb_io_deferred);
 	INIT_WORK(&ix->index_work, index_work);
 	INIT_DELAYED_WORK(&ix->journal_work, journal_work);

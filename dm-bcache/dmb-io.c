@@ -82,6 +82,8 @@ static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		io->start_ns = ktime_get_ns();
 		if (n < sectors)
 			dm_accept_partial_bio(bio, n);
+		io->iter = bio->bi_iter;	/* for a retry from the origin */
+		io->origin_sector = sector;
 		dmb_bypass_why(dc, sector, n, false);	/* the stream goes on */
 		dmb_stats_inc(&dc->stats, DMB_READ_HIT);
 		bio_set_dev(bio, dc->cache_dev->bdev);
@@ -114,13 +116,23 @@ static void origin_clone_end(struct bio *clone)
 	dmb_op_put(&io->op);
 }
 
+/*
+ * A cache piece of a write-through write: its failure does not fail the
+ * write (the origin has the data); the range is invalidated instead.
+ */
 static void cache_clone_end(struct bio *clone)
 {
 	struct dmb_io *io = clone->bi_private;
+	struct dmb_index *ix = io->dc->ix;
 
-	dmb_note_latency(io->dc->ix, true, ktime_get_ns() - io->start_ns);
-	dmb_cache_io_end(io->dc->ix);
-	origin_clone_end(clone);
+	dmb_note_latency(ix, true, ktime_get_ns() - io->start_ns);
+	if (clone->bi_status) {
+		WRITE_ONCE(io->cache_error, true);
+		atomic64_inc(&ix->cache_errors);
+	}
+	dmb_cache_io_end(ix);
+	bio_put(clone);
+	dmb_op_put(&io->op);
 }
 
 /* A clone of @io's bio, or of @len sectors of it from @offset (len > 0). */
@@ -160,6 +172,7 @@ static bool write_through(struct dmb_cache *dc, struct dmb_io *io,
 		return false;
 	atomic_add(io->nr_pieces, &ix->cache_io);
 	io->start_ns = ktime_get_ns();
+	io->cache_error = false;
 	dmb_span_write(ix, &io->span, sector, sectors);
 	dmb_stats_inc(&dc->stats, DMB_WRITE_MISS);
 	dmb_op_init(&io->op, dmb_index_write_done);
@@ -184,18 +197,25 @@ static void invalidate_then_write(struct dmb_index *ix, struct bio *bio)
 	dmb_index_kick(ix);
 }
 
-/* Writes map could not lock the index for: the same, allowed to wait. */
+/*
+ * Failed hits, read again from the origin; and writes map could not lock
+ * the index for: the same path, allowed to wait for the lock.
+ */
 void dmb_io_deferred(struct work_struct *work)
 {
 	struct dmb_index *ix = container_of(work, struct dmb_index,
 					    defer_work);
-	struct bio_list bios;
+	struct bio_list bios, retries;
 	struct bio *bio;
 
 	spin_lock_irq(&ix->lock);
 	bios = ix->deferred;
 	bio_list_init(&ix->deferred);
+	retries = ix->retries;
+	bio_list_init(&ix->retries);
 	spin_unlock_irq(&ix->lock);
+	while ((bio = bio_list_pop(&retries)))
+		submit_bio_noacct(bio);
 	while ((bio = bio_list_pop(&bios))) {
 		struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
 		struct dmb_cache *dc = io->dc;
@@ -305,6 +325,22 @@ int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	if (io->flags & DMB_IO_CACHE) {
 		dmb_note_latency(ix, false, ktime_get_ns() - io->start_ns);
 		dmb_cache_io_end(ix);
+		if (*error) {
+			/* A failed hit: read it from the origin instead. */
+			unsigned long flags;
+
+			atomic64_inc(&ix->cache_errors);
+			io->flags = 0;
+			bio->bi_iter = io->iter;
+			bio->bi_iter.bi_sector = io->origin_sector;
+			bio_set_dev(bio, dc->origin_dev->bdev);
+			bio->bi_status = BLK_STS_OK;
+			spin_lock_irqsave(&ix->lock, flags);
+			bio_list_add(&ix->retries, bio);
+			spin_unlock_irqrestore(&ix->lock, flags);
+			queue_work(ix->fill_wq, &ix->defer_work);
+			return DM_ENDIO_INCOMPLETE;
+		}
 	}
 	if ((io->flags & DMB_IO_FILL) && !*error)
 		dmb_index_queue_fill(ix, io);

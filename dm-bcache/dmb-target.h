@@ -77,7 +77,9 @@ struct dmb_io {
 	struct bvec_iter iter;		/* read miss: the data in the bio */
 	struct dmb_span span;		/* a write, or a miss to fill */
 	u64 start_ns;			/* when its cache I/O was sent */
+	sector_t origin_sector;		/* read hit: where to retry it */
 	u32 flags;
+	bool cache_error;		/* write-through: a cache piece failed */
 };
 
 #define DMB_IO_CACHE		BIT(0)	/* counted in cache_io */
@@ -141,6 +143,8 @@ struct dmb_index {
 	spinlock_t span_lock;		/* the span list */
 	struct list_head spans;
 	atomic_t latency_us[2];		/* cache reads, writes: moving average */
+	atomic64_t cache_errors;	/* data I/O to the cache that failed */
+	struct bio_list retries;	/* failed hits, to read from the origin */
 };
 
 /* Sequential streams the bypass policy tracks (dmb-bypass.c). */

@@ -5,7 +5,8 @@
 #   2. tool tests (ASan/UBSan) on images made by make-bcache and by us,
 #      with every damage class; a bounded libFuzzer run on the checker
 #   3. module build with W=1 -Werror, checkpatch and sparse, per kernel
-#   4. the VM suite on Debian's 6.1 and 6.12 kernels (one boot each)
+#   4. the VM suite on Debian's 6.1 and 6.12 kernels (one boot each), and
+#      a power cut (two boots on the same disks)
 #   5. the tool tests on the caches the mainline driver wrote in step 4
 #
 # Each step writes "PASS|FAIL <name> [why]" lines to build/results/; the
@@ -26,7 +27,7 @@ kernels=("$KVER_61" "$KVER_612")
 
 VM_TESTS=(module create-status data-raw data-backing table messages
 	bad-tables reload-fio cache-format mainline-cross mainline-reads-ours
-	cache-wt cache-fio cache-bypass mainline-compat demo)
+	cache-wt cache-fio cache-bypass cache-errors mainline-compat demo)
 
 step() {	# step NAME COMMAND...: one PASS/FAIL line from an exit code
 	local name=$1 log
@@ -63,6 +64,11 @@ done
 for k in "${kernels[@]}"; do
 	echo "== VM suite on $k"
 	bash tests/vm/run.sh "$k" main "${VM_TESTS[@]}" | grep -E '^(vm:|FAIL)' || true
+	# A power cut: the first boot ends with the target loaded, the second
+	# boots the same disks.
+	echo "== power cut on $k"
+	bash tests/vm/run.sh "$k" cut1 persist-write | grep -E '^(vm:|FAIL)' || true
+	KEEP_DISKS=1 bash tests/vm/run.sh "$k" cut2 persist-read | grep -E '^(vm:|FAIL)' || true
 done
 
 echo "== mainline-written caches (exported by mainline-cross)"

@@ -7,6 +7,11 @@
 #
 # A test fails if its script exits non-zero, runs out of time, or if the
 # kernel logged a WARN, BUG, oops, hung task or similar while it ran.
+#
+# A test that creates /tmp/dmb-crash ends the boot right after its result,
+# the way a power cut would: no device is removed, nothing is synced, and
+# the VM stops at once (sysrq b).  The host can boot the same disks again
+# (KEEP_DISKS=1 tests/vm/run.sh ...) to see what survived.
 export PATH=/usr/local/bin:/usr/sbin:/usr/bin
 export DM_DISABLE_UDEV=1
 export LVM_SYSTEM_DIR=/etc/lvm
@@ -43,6 +48,11 @@ for t in ${tests//,/ }; do
 		echo "@@RESULT $t FAIL exit code $rc"
 	else
 		echo "@@RESULT $t PASS"
+	fi
+	if [ -e /tmp/dmb-crash ]; then
+		echo "@@DONE"
+		echo 1 >/proc/sys/kernel/sysrq
+		echo b >/proc/sysrq-trigger
 	fi
 	# Leave no device behind for the next test.
 	dmsetup remove_all >/dev/null 2>&1

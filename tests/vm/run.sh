@@ -35,10 +35,16 @@ bash "$top/tests/vm/mkinitramfs.sh" "$kver" \
 # holds 64 MiB of random data made here (random numbers and hashing are
 # slow under TCG; copying and comparing are not), vdd is where a test
 # leaves an image for the host (kept as export-SUITE.img).
-rm -f "$work"/disk*.img
-truncate -s 256M "$work/disk0.img"
-truncate -s 512M "$work/disk1.img"
-head -c 64M /dev/urandom >"$work/disk2.img"
+# KEEP_DISKS=1 boots the cache, origin and data disks of the previous run
+# again (after a test that ended its boot like a power cut).
+if [ "${KEEP_DISKS:-0}" = 1 ] && [ -e "$work/disk2.img" ]; then
+	rm -f "$work/disk3.img"
+else
+	rm -f "$work"/disk*.img
+	truncate -s 256M "$work/disk0.img"
+	truncate -s 512M "$work/disk1.img"
+	head -c 64M /dev/urandom >"$work/disk2.img"
+fi
 truncate -s 256M "$work/disk3.img"
 
 list=$(IFS=,; echo "${tests[*]}")
