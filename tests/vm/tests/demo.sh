@@ -1,7 +1,8 @@
 # The demo (make demo): a bcache device on an all-zero cache (which the
-# target formats), its table and status, a data check against the origin,
-# and the offline checker on the cache.  Also a test: it fails if any
-# step fails.
+# target formats), its table and status, data written through and read
+# back from the cache (the status counts the hits), the same after the
+# device is removed and created again, and the offline checker on the
+# cache.  Also a test: it fails if any step fails.
 . /tests/lib.sh
 say() { printf '\n### %s\n' "$*"; }
 load_module
@@ -10,7 +11,8 @@ wipe_head $CACHE_DEV
 
 say "dm-bcache $(dmsetup targets | awk '$1 == "bcache" { print $2 }') on Linux $(uname -r)"
 len=$((256 * 2048))
-table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 0"
+# sequential_cutoff 0: cache even these large sequential writes.
+table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 2 sequential_cutoff 0"
 echo "# dmsetup create demo --table \"$table\""
 dmsetup create demo --table "$table"
 echo "# dmsetup table demo";  dmsetup table demo
@@ -18,9 +20,19 @@ echo "# dmsetup status demo"; dmsetup status demo
 
 say "write 64 MiB of random data through /dev/mapper/demo at 1 MiB"
 write_data /dev/mapper/demo 1 64
-same_data /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) && echo "read back: identical"
+dmsetup message demo 0 clear_stats
+same_direct /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) && echo "read back: identical"
 same_data $ORIGIN_DEV 2048 $DATA_DEV 0 $((64 * 2048)) && echo "origin at the same offset: identical"
 echo "# dmsetup status demo"; dmsetup status demo
+echo "read hits: $(status_field demo 5), read misses: $(status_field demo 6)"
+[ "$(status_field demo 5)" -gt 0 ] && [ "$(status_field demo 6)" = 0 ]
+dmsetup remove demo
+
+say "removed and created again: the index is read back from the cache"
+dmsetup create demo --table "$table"
+same_direct /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) && echo "read back: identical"
+echo "read hits: $(status_field demo 5), read misses: $(status_field demo 6)"
+[ "$(status_field demo 5)" -gt 0 ] && [ "$(status_field demo 6)" = 0 ]
 dmsetup remove demo
 
 say "the cache the target formatted, checked offline"
