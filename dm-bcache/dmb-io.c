@@ -16,10 +16,11 @@
  *   flush       journals the index first, then goes to the origin.
  *
  * map never sleeps on a lock or on metadata I/O: it only try-locks the
- * index.  When that fails, a read goes to the origin (which is current in
- * these modes), and a write is deferred to a worker that may wait for
- * the lock (dmb_io_deferred()).  Spans (dmb-span.c) keep concurrent writes from leaving older
- * data in the cache than on the origin.
+ * index.  When that fails, the bio is deferred to a worker that may wait
+ * for the lock (dmb_io_deferred()); a deferred read that the cache holds
+ * only part of goes to the origin (bypass_busy).  Spans (dmb-span.c) keep
+ * concurrent writes from leaving older data in the cache than on the
+ * origin.
  */
 #include <linux/bio.h>
 
@@ -50,8 +51,15 @@ static bool range_cached(struct dmb_cache *dc, sector_t sector, sector_t end)
 	return false;
 }
 
-static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
-		    sector_t sector, enum dmb_mode mode)
+/*
+ * A read, with index_lock held for reading (released here): @bio is
+ * remapped to where its data is.  In map (@split) a bio that the cache
+ * holds only part of is cut with dm_accept_partial_bio() and dm sends the
+ * rest again; a deferred read cannot be cut, and goes to the origin whole
+ * unless the cache holds all of it or none.
+ */
+static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
+			struct bio *bio, sector_t sector, bool split)
 {
 	struct dmb_index *ix = dc->ix;
 	const struct bch_key *k;
@@ -59,18 +67,11 @@ static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 	enum dmb_counter why;
 	u64 next;
 
-	if (mode == DMB_MODE_PASSTHROUGH) {
-		dmb_bypass_count(dc, false, DMB_WHY_MODE);
-		return remap_origin(dc, bio, sector);
-	}
-	if (!down_read_trylock(&ix->index_lock)) {
-		dmb_bypass_count(dc, false, DMB_WHY_BUSY);
-		return remap_origin(dc, bio, sector);
-	}
 	k = bch_btree_lookup(&ix->set.t, ix->inode, sector, &next);
 	n = min_t(u64, next - sector, sectors);
 	if (k && bch_key_ptrs(k) &&
-	    bch_key_live(&ix->set.g, ix->set.a.gens, k)) {
+	    bch_key_live(&ix->set.g, ix->set.a.gens, k) &&
+	    (split || n == sectors)) {
 		u64 bucket = bch_ptr_bucket(&ix->set.g, k->ptr[0]);
 		sector_t at = bch_ptr_offset(k->ptr[0]) +
 			      (sector - bch_key_start(k));
@@ -88,23 +89,54 @@ static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		dmb_stats_inc(&dc->stats, DMB_READ_HIT);
 		bio_set_dev(bio, dc->cache_dev->bdev);
 		bio->bi_iter.bi_sector = at;
-		return DM_MAPIO_REMAPPED;
+		return;
 	}
 	up_read(&ix->index_lock);
 	n = min_t(u32, n, DMB_FILL_MAX_SECTORS);
+	if (n < sectors && !split) {
+		dmb_bypass_count(dc, false, DMB_WHY_BUSY);
+		remap_origin(dc, bio, sector);
+		return;
+	}
 	if (n < sectors)
 		dm_accept_partial_bio(bio, n);
 	why = dmb_bypass_why(dc, sector, n, false);
 	if (why != DMB_NR_COUNTERS) {
 		dmb_bypass_count(dc, false, why);
-		return remap_origin(dc, bio, sector);
+		remap_origin(dc, bio, sector);
+		return;
 	}
 	dmb_stats_inc(&dc->stats, DMB_READ_MISS);
 	if (dmb_span_fill(ix, &io->span, sector, n)) {
 		io->flags |= DMB_IO_FILL;
 		io->iter = bio->bi_iter;
 	}
-	return remap_origin(dc, bio, sector);
+	remap_origin(dc, bio, sector);
+}
+
+/* For the deferred worker: map cannot take the index lock now. */
+static int defer(struct dmb_index *ix, struct bio *bio)
+{
+	spin_lock_irq(&ix->lock);
+	bio_list_add(&ix->deferred, bio);
+	spin_unlock_irq(&ix->lock);
+	queue_work(ix->fill_wq, &ix->defer_work);
+	return DM_MAPIO_SUBMITTED;
+}
+
+static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
+		    sector_t sector, enum dmb_mode mode)
+{
+	struct dmb_index *ix = dc->ix;
+
+	if (mode == DMB_MODE_PASSTHROUGH) {
+		dmb_bypass_count(dc, false, DMB_WHY_MODE);
+		return remap_origin(dc, bio, sector);
+	}
+	if (!down_read_trylock(&ix->index_lock))
+		return defer(ix, bio);
+	read_locked(dc, io, bio, sector, true);
+	return DM_MAPIO_REMAPPED;
 }
 
 static void origin_clone_end(struct bio *clone)
@@ -198,8 +230,8 @@ static void invalidate_then_write(struct dmb_index *ix, struct bio *bio)
 }
 
 /*
- * Failed hits, read again from the origin; and writes map could not lock
- * the index for: the same path, allowed to wait for the lock.
+ * Failed hits, read again from the origin; and reads and writes map could
+ * not lock the index for: the same paths, allowed to wait for the lock.
  */
 void dmb_io_deferred(struct work_struct *work)
 {
@@ -224,6 +256,17 @@ void dmb_io_deferred(struct work_struct *work)
 		bool done;
 
 		down_read(&ix->index_lock);
+		if (bio_op(bio) == REQ_OP_READ) {
+			if (READ_ONCE(ix->state) == DMB_STATE_RW) {
+				read_locked(dc, io, bio, sector, false);
+			} else {
+				up_read(&ix->index_lock);
+				dmb_bypass_count(dc, false, DMB_WHY_FAILED);
+				remap_origin(dc, bio, sector);
+			}
+			submit_bio_noacct(bio);
+			continue;
+		}
 		done = READ_ONCE(ix->state) == DMB_STATE_RW &&
 		       write_through(dc, io, sector);
 		up_read(&ix->index_lock);
@@ -250,13 +293,8 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 	if (mode != DMB_MODE_WRITETHROUGH)
 		why = DMB_WHY_MODE;
 	if (!down_read_trylock(&ix->index_lock)) {
-		if (wt) {
-			spin_lock_irq(&ix->lock);
-			bio_list_add(&ix->deferred, bio);
-			spin_unlock_irq(&ix->lock);
-			queue_work(ix->fill_wq, &ix->defer_work);
-			return DM_MAPIO_SUBMITTED;
-		}
+		if (wt)
+			return defer(ix, bio);
 		if (write)
 			dmb_bypass_count(dc, true, why);
 		dmb_span_write(ix, &io->span, sector, sectors);

@@ -131,10 +131,30 @@ static u64 take_free(struct bch_alloc *a, u64 want)
 	return got;
 }
 
-/* lru: the lowest priorities, found with a 256-bin histogram. */
+/* A candidate within the histogram bin where lru's cut falls. */
+struct lru_cand {
+	u16 prio;
+	u64 bucket;
+};
+
+static int lru_cmp(const void *x, const void *y)
+{
+	const struct lru_cand *a = x, *b = y;
+
+	if (a->prio != b->prio)
+		return a->prio < b->prio ? -1 : 1;
+	return a->bucket < b->bucket ? -1 : a->bucket > b->bucket;
+}
+
+/*
+ * lru: the lowest priorities.  A 256-bin histogram of prio >> 8 finds the
+ * bin where the cut falls; everything below it goes, and the cut bin's
+ * buckets are sorted by priority to take exactly the lowest of them.
+ */
 static u64 take_lru(struct bch_alloc *a, u64 want)
 {
-	u64 *hist, i, got = 0, below = 0;
+	struct lru_cand *cand;
+	u64 *hist, i, got = 0, below = 0, n = 0;
 	u32 cut;
 
 	hist = bch_zalloc(256 * sizeof(*hist));
@@ -145,16 +165,24 @@ static u64 take_lru(struct bch_alloc *a, u64 want)
 			hist[a->b[i].prio >> 8]++;
 	for (cut = 0; cut < 255 && below + hist[cut] < want; cut++)
 		below += hist[cut];
-	for (i = 0; i < a->nbuckets && got < want; i++)
-		if (reclaimable(a, i) && (a->b[i].prio >> 8) < cut) {
+	cand = bch_zalloc((hist[cut] + 1) * sizeof(*cand));
+	for (i = 0; i < a->nbuckets && got < want; i++) {
+		if (!reclaimable(a, i))
+			continue;
+		if ((a->b[i].prio >> 8) < cut) {
 			invalidate_one(a, i);
 			got++;
+		} else if (cand && (a->b[i].prio >> 8) == cut) {
+			cand[n].prio = a->b[i].prio;
+			cand[n++].bucket = i;
 		}
-	for (i = 0; i < a->nbuckets && got < want; i++)
-		if (reclaimable(a, i) && (a->b[i].prio >> 8) == cut) {
-			invalidate_one(a, i);
-			got++;
-		}
+	}
+	if (cand) {
+		bch_sort(cand, n, sizeof(*cand), lru_cmp);
+		for (i = 0; i < n && got < want; i++, got++)
+			invalidate_one(a, cand[i].bucket);
+	}
+	bch_free(cand);
 	bch_free(hist);
 	return got;
 }
