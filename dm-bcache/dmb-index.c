@@ -24,10 +24,12 @@
 #define DMB_GC_EVERY_REFILLS	16
 
 /*
- * A read miss's data, copied from the bio, on its way into the cache.  It
- * is copied into single pages: the copy is made in bio completion, where
- * only non-blocking allocations are allowed, and order-0 pages are the
- * ones that do not fail.
+ * A read miss on its way into the cache.  Its data is read again from the
+ * origin into the fill's own pages, never copied from the reader's bio:
+ * with O_DIRECT those pages are the reader's memory, which the reader
+ * may change after the origin filled it.  The span registered when the
+ * miss was mapped stays on the list until the fill is indexed, so a
+ * write to the range in between gets the fill dropped.
  */
 #define DMB_FILL_PAGES	(DMB_FILL_MAX_SECTORS / (PAGE_SIZE >> SECTOR_SHIFT))
 
@@ -42,6 +44,7 @@ struct dmb_fill {
 	u32 nr_pieces;
 	u32 nr_pages;
 	struct page_list pl[DMB_FILL_PAGES];
+	struct block_device *origin;
 };
 
 static struct kmem_cache *fill_cache;
@@ -137,6 +140,25 @@ static void fill_write(struct work_struct *work)
 	u32 i, done, got;
 	int r = 0;
 
+	f->nr_pages = DIV_ROUND_UP(f->sectors, PAGE_SIZE >> SECTOR_SHIFT);
+	for (i = 0; i < f->nr_pages; i++) {
+		f->pl[i].page = alloc_page(GFP_NOIO | __GFP_NOWARN);
+		f->pl[i].next = i + 1 < f->nr_pages ? &f->pl[i + 1] : NULL;
+		if (!f->pl[i].page) {
+			f->nr_pages = i;
+			goto drop;
+		}
+	}
+	req.bi_opf = REQ_OP_READ;
+	req.mem.ptr.pl = f->pl;
+	req.mem.offset = 0;
+	where.bdev = f->origin;
+	where.sector = f->span.start;
+	where.count = f->sectors;
+	if (dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT))
+		goto drop;
+	req.bi_opf = REQ_OP_WRITE | REQ_SYNC;
+
 	down_read(&ix->index_lock);
 	got = dmb_alloc_pieces(ix, f->sectors, f->piece, f->piece_len,
 			       &f->nr_pieces);
@@ -177,42 +199,14 @@ drop:
  */
 void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io)
 {
-	struct bio *bio = io->bio;
-	struct bvec_iter iter;
-	struct bio_vec bv;
 	struct dmb_fill *f;
-	size_t at = 0;
-	u32 i;
 
 	f = kmem_cache_alloc(fill_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (!f)
 		return;
 	f->sectors = io->iter.bi_size >> SECTOR_SHIFT;
-	f->nr_pages = DIV_ROUND_UP(io->iter.bi_size, PAGE_SIZE);
-	for (i = 0; i < f->nr_pages; i++) {
-		f->pl[i].page = alloc_page(GFP_NOWAIT | __GFP_NOWARN);
-		f->pl[i].next = i + 1 < f->nr_pages ? &f->pl[i + 1] : NULL;
-		if (!f->pl[i].page) {
-			f->nr_pages = i;
-			fill_free(f);
-			return;
-		}
-	}
-	__bio_for_each_segment(bv, bio, iter, io->iter) {
-		u8 *src = bvec_kmap_local(&bv);
-		u32 done = 0;
-
-		while (done < bv.bv_len) {
-			u32 off = at % PAGE_SIZE;
-			u32 n = min_t(u32, bv.bv_len - done, PAGE_SIZE - off);
-
-			memcpy(page_address(f->pl[at / PAGE_SIZE].page) + off,
-			       src + done, n);
-			done += n;
-			at += n;
-		}
-		kunmap_local(src);
-	}
+	f->nr_pages = 0;
+	f->origin = io->dc->origin_dev->bdev;
 	f->ix = ix;
 	dmb_span_move(ix, &io->span, &f->span);
 	INIT_WORK(&f->work, fill_write);
@@ -284,13 +278,34 @@ static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
 	return r;
 }
 
-/* Metadata failed: stop using the cache; the origin serves everything. */
+/*
+ * Metadata failed: stop using the cache; the origin serves everything.
+ * From here on writes are not recorded in the index, so before the state
+ * changes (the worker holds index_lock for writing, which holds back
+ * every write that would be indexed) the cache is marked untrusted: its
+ * superblock loses the synchronous flag, which makes the next
+ * constructor (and the mainline driver) start an empty set on it instead
+ * of serving what it held.  If even that write fails, the cache device is
+ * gone; bcache_check must then look at it before it is used again.
+ */
 static void index_failed(struct dmb_index *ix, const char *what, int r)
 {
+	struct bch_sb *sb;
+
 	if (ix->state == DMB_STATE_FAIL)
 		return;
 	DMERR("cache %s: %s failed (%d): cache disabled, run bcache_check",
 	      ix->name, what, r);
+	sb = kmemdup(&ix->set.sb, sizeof(*sb), GFP_NOIO);
+	if (sb) {
+		sb->flags &= ~BCH_CACHE_SYNC;
+		sb->seq++;
+	}
+	if (!sb || bch_sb_write(&ix->meta.io, sb) ||
+	    ix->meta.io.flush(ix->meta.io.ctx))
+		DMERR("cache %s: cannot mark the cache untrusted; check it before use",
+		      ix->name);
+	kfree(sb);
 	WRITE_ONCE(ix->state, DMB_STATE_FAIL);
 	ix->needs_check = true;
 }
@@ -567,7 +582,9 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 		ti->error = "Cannot allocate workqueues";
 		return -ENOMEM;
 	}
-	r = bioset_init(&ix->bs, BIO_POOL_SIZE, 0, 0);
+	/* Clones are made in map, under submit_bio: a rescuer is needed. */
+	r = bioset_init(&ix->bs, 4 * (DMB_MAX_PIECES + 1), 0,
+			BIOSET_NEED_RESCUER);
 	if (r) {
 		ti->error = "Cannot allocate bio set";
 		return r;

@@ -83,7 +83,9 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 		io->start_ns = ktime_get_ns();
 		if (n < sectors)
 			dm_accept_partial_bio(bio, n);
-		io->iter = bio->bi_iter;	/* for a retry from the origin */
+		/* What a retry from the origin restores. */
+		io->iter = bio->bi_iter;
+		io->bi_flags = bio->bi_flags;
 		io->origin_sector = sector;
 		dmb_bypass_why(dc, sector, n, false);	/* the stream goes on */
 		dmb_stats_inc(&dc->stats, DMB_READ_HIT);
@@ -369,6 +371,9 @@ int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 
 			atomic64_inc(&ix->cache_errors);
 			io->flags = 0;
+			/* As before the cache device split and chained it. */
+			bio->bi_flags = io->bi_flags;
+			atomic_set(&bio->__bi_remaining, 1);
 			bio->bi_iter = io->iter;
 			bio->bi_iter.bi_sector = io->origin_sector;
 			bio_set_dev(bio, dc->origin_dev->bdev);

@@ -78,6 +78,7 @@ struct dmb_io {
 	struct dmb_span span;		/* a write, or a miss to fill */
 	u64 start_ns;			/* when its cache I/O was sent */
 	sector_t origin_sector;		/* read hit: where to retry it */
+	unsigned short bi_flags;	/* read hit: the bio's, to retry it */
 	u32 flags;
 	bool cache_error;		/* write-through: a cache piece failed */
 };

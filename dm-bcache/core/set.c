@@ -281,11 +281,12 @@ int bch_set_refill(struct bch_set *s, u64 want)
 
 	if (!bch_alloc_invalidate(&s->a, want) && !s->a.nr_pending)
 		return -ENOSPC;
+	/* The new chain may go into a reclaimed bucket: nothing in flight. */
+	if (s->before_reuse)
+		s->before_reuse(s->reuse_ctx);
 	r = write_prios(s);
 	if (r)
 		return r;
-	if (s->before_reuse)
-		s->before_reuse(s->reuse_ctx);
 	bch_alloc_commit(&s->a);
 	s->refills++;
 	return 0;

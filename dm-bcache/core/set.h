@@ -42,9 +42,10 @@ struct bch_set {
 	u64 replayed;			/* keys replayed at open */
 	u64 commits, refills, gcs;
 	/*
-	 * Called by a refill after the reclaimed buckets' new gens are on
-	 * disk and before they are handed out: the target waits there for
-	 * data I/O still addressing their old contents.  May be NULL.
+	 * Called by a refill after the reclaimed buckets' gens are raised and
+	 * before anything is written to them (the new prio chain may be):
+	 * the target waits there for data I/O still addressing their old
+	 * contents.  May be NULL.
 	 */
 	void (*before_reuse)(void *ctx);
 	void *reuse_ctx;
