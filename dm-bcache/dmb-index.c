@@ -31,7 +31,6 @@
  * miss was mapped stays on the list until the fill is indexed, so a
  * write to the range in between gets the fill dropped.
  */
-#define DMB_FILL_PAGES	(DMB_FILL_MAX_SECTORS / (PAGE_SIZE >> SECTOR_SHIFT))
 
 struct dmb_fill {
 	struct work_struct work;
@@ -43,7 +42,7 @@ struct dmb_fill {
 	u32 piece_len[DMB_MAX_PIECES];
 	u32 nr_pieces;
 	u32 nr_pages;
-	struct page_list pl[DMB_FILL_PAGES];
+	struct page_list *pl;		/* its pages, allocated by the fill */
 	struct block_device *origin;
 };
 
@@ -55,6 +54,7 @@ static void fill_free(struct dmb_fill *f)
 
 	for (i = 0; i < f->nr_pages; i++)
 		__free_page(f->pl[i].page);
+	kfree(f->pl);
 	kmem_cache_free(fill_cache, f);
 }
 
@@ -140,6 +140,10 @@ static void fill_write(struct work_struct *work)
 	u32 i, done, got;
 	int r = 0;
 
+	f->pl = kmalloc_array(DIV_ROUND_UP(f->sectors, PAGE_SIZE >> SECTOR_SHIFT),
+			      sizeof(*f->pl), GFP_NOIO | __GFP_NOWARN);
+	if (!f->pl)
+		goto drop;
 	f->nr_pages = DIV_ROUND_UP(f->sectors, PAGE_SIZE >> SECTOR_SHIFT);
 	for (i = 0; i < f->nr_pages; i++) {
 		f->pl[i].page = alloc_page(GFP_NOIO | __GFP_NOWARN);
@@ -206,6 +210,7 @@ void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io)
 		return;
 	f->sectors = io->iter.bi_size >> SECTOR_SHIFT;
 	f->nr_pages = 0;
+	f->pl = NULL;
 	f->origin = io->dc->origin_dev->bdev;
 	f->ix = ix;
 	dmb_span_move(ix, &io->span, &f->span);

@@ -62,7 +62,7 @@ struct dmb_span {
 #define DMB_MAX_PIECES		8
 
 /* Largest read miss sent to the origin as one piece (and filled). */
-#define DMB_FILL_MAX_SECTORS	256
+#define DMB_FILL_MAX_SECTORS	2048
 
 /* Per-bio state (ti->per_io_data_size). */
 struct dmb_io {
