@@ -76,6 +76,7 @@ static void wait_cache_io(void *ctx)
 
 void dmb_index_kick(struct dmb_index *ix)
 {
+	WRITE_ONCE(ix->synced, false);	/* e.g. a gc message while suspended */
 	queue_work(ix->wq, &ix->index_work);
 }
 
@@ -118,7 +119,7 @@ u32 dmb_alloc_pieces(struct dmb_index *ix, u32 sectors, u64 *piece,
 		}
 	}
 	spin_unlock(&ix->alloc_lock);
-	if (a->nr_ready < a->reserve + dmb_refill_batch(ix) &&
+	if (a->nr_ready < a->reserve + bch_set_refill_batch(&ix->set) &&
 	    !READ_ONCE(ix->refill_due)) {
 		WRITE_ONCE(ix->refill_due, true);
 		dmb_index_kick(ix);
@@ -334,16 +335,10 @@ static u64 ready_above_reserve(struct dmb_index *ix)
 	return a->nr_ready > a->reserve ? a->nr_ready - a->reserve : 0;
 }
 
-/* Buckets reclaimed at once, and kept ready for data beyond one batch. */
-u64 dmb_refill_batch(struct dmb_index *ix)
-{
-	return max_t(u64, ix->set.a.nbuckets / 32, 16);
-}
-
 /* Keep a batch of buckets ready above the reserve; gc when reclaim stalls. */
 static void maintain(struct dmb_index *ix)
 {
-	u64 batch = dmb_refill_batch(ix);
+	u64 batch = bch_set_refill_batch(&ix->set);
 	unsigned int tries = 0;
 	int r;
 
@@ -694,12 +689,17 @@ void dmb_index_put(struct dmb_cache *dc)
 	dc->ix = NULL;
 }
 
-/* Everything the index knows, on disk: journal, nodes, a new root. */
+/*
+ * Everything the index knows, on disk: journal, nodes, a new root, the
+ * prios.  Postsuspend syncs and so does the destructor; when nothing ran
+ * in between (no resume), the second has nothing to add and is skipped
+ * rather than writing a journal entry and a whole prio chain again.
+ */
 int dmb_index_sync(struct dmb_index *ix)
 {
 	int r = 0;
 
-	if (!ix->set_open)
+	if (!ix->set_open || READ_ONCE(ix->synced))
 		return 0;
 	flush_workqueue(ix->fill_wq);
 	cancel_delayed_work_sync(&ix->journal_work);
@@ -713,9 +713,17 @@ int dmb_index_sync(struct dmb_index *ix)
 			r = bch_set_save_prios(&ix->set);
 		if (r)
 			index_failed(ix, "index commit", r);
+		else
+			WRITE_ONCE(ix->synced, true);
 	}
 	up_write(&ix->index_lock);
 	return r;
+}
+
+/* A table on this index takes I/O again: the next sync has work. */
+void dmb_index_resume(struct dmb_index *ix)
+{
+	WRITE_ONCE(ix->synced, false);
 }
 
 /* The gc message: a pass now, and its commit; the cache's state after. */

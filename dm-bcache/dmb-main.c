@@ -69,7 +69,10 @@ static void dmb_postsuspend(struct dm_target *ti)
 
 static void dmb_resume(struct dm_target *ti)
 {
+	struct dmb_cache *dc = ti->private;
+
 	DMDEBUG("%s: resume", dmb_name(ti));
+	dmb_index_resume(dc->ix);
 }
 
 static struct target_type dmb_target = {

@@ -137,6 +137,7 @@ struct dmb_index {
 	struct work_struct defer_work;
 	bool journal_due;
 	bool refill_due;
+	bool synced;			/* durable since the last suspend */
 
 	atomic_t cache_io;		/* data I/O to the cache in flight */
 	wait_queue_head_t cache_io_wait;
@@ -213,9 +214,9 @@ void dmb_index_exit(void);
 int dmb_index_get(struct dmb_cache *dc);
 void dmb_index_put(struct dmb_cache *dc);
 int dmb_index_sync(struct dmb_index *ix);
+void dmb_index_resume(struct dmb_index *ix);
 int dmb_index_gc(struct dmb_index *ix);
 void dmb_index_kick(struct dmb_index *ix);
-u64 dmb_refill_batch(struct dmb_index *ix);
 u32 dmb_alloc_pieces(struct dmb_index *ix, u32 sectors, u64 *piece,
 		     u32 *len, u32 *nr);
 void dmb_index_write_done(struct dmb_op *op);

@@ -13,9 +13,9 @@
 /* Journal buckets kept free for the entries commits and refills write. */
 #define JOURNAL_SPARE	2
 
-static u64 refill_batch(const struct bch_set *s)
+u64 bch_set_refill_batch(const struct bch_set *s)
 {
-	return max_t(u64, s->a.nbuckets / 64, 8);
+	return max_t(u64, s->a.nbuckets / 32, 16);
 }
 
 /* Nodes get their bucket when first written (btree_write.c). */
@@ -209,7 +209,7 @@ int bch_set_commit(struct bch_set *s)
 		r = bch_btree_write(&s->t, &s->bw);
 		if (r != -ENOSPC)
 			break;
-		r = bch_set_refill(s, refill_batch(s));
+		r = bch_set_refill(s, bch_set_refill_batch(s));
 		if (r)
 			return r;
 	}
@@ -418,7 +418,7 @@ int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
 		return -ENOSPC;
 	r = bch_alloc_meta(&s->a, &bucket);
 	if (r == -ENOSPC) {
-		r = bch_set_refill(s, refill_batch(s));
+		r = bch_set_refill(s, bch_set_refill_batch(s));
 		if (!r)
 			r = bch_alloc_meta(&s->a, &bucket);
 	}

@@ -78,6 +78,13 @@ int bch_set_commit(struct bch_set *s);
 int bch_set_refill(struct bch_set *s, u64 want);
 
 /*
+ * Buckets one refill reclaims: enough that refills (each a prio chain
+ * and a journal entry) stay rare, few enough that little cached data is
+ * dropped at once.
+ */
+u64 bch_set_refill_batch(const struct bch_set *s);
+
+/*
  * Write the buckets' current priorities (and gens) as a new prio chain,
  * so the next user of the cache (the mainline driver too) evicts in the
  * order this one would have.  0 or -errno.

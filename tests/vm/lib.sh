@@ -13,6 +13,10 @@ EXPORT_DEV=/dev/vdd	# 256 MiB the host reads after the run
 CACHE_MM=$(stat -L -c '%t:%T' $CACHE_DEV | { IFS=: read -r a b; echo "$((16#$a)):$((16#$b))"; })
 ORIGIN_MM=$(stat -L -c '%t:%T' $ORIGIN_DEV | { IFS=: read -r a b; echo "$((16#$a)):$((16#$b))"; })
 
+# Options that make every I/O eligible for caching: no sequential cutoff
+# and no congestion bypass (TCG latencies would trip the thresholds).
+NOBYPASS="sequential_cutoff 0 congested_read_threshold_us 0 congested_write_threshold_us 0"
+
 fail() {
 	echo "FAILED: $*" >&2
 	exit 1
@@ -63,6 +67,10 @@ sum_sectors() {
 status_field() {
 	dmsetup status "$1" | awk -v n="$2" '{ print $(n + 3) }'
 }
+
+# Named counter NAME of dm device dmb, from the status's trailing
+# "<#> name value ..." group.
+counter() { dmsetup status dmb | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
 
 expect_eq() {	# expect_eq WHAT GOT WANT
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"

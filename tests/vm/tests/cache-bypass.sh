@@ -13,8 +13,6 @@ wipe_head $ORIGIN_DEV
 len=$((448 * 2048))
 dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough sequential_cutoff 2048 congested_read_threshold_us 0 congested_write_threshold_us 0"
 
-# Named counter from the trailing "<#> name value ..." group.
-counter() { dmsetup status dmb | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
 
 dd if=$DATA_DEV of=/dev/mapper/dmb bs=256k count=32 oflag=direct status=none
 wm=$(status_field dmb 8) bw=$(status_field dmb 10) seq=$(counter bypass_sequential)

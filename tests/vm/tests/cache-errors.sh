@@ -11,8 +11,7 @@ wipe_head $ORIGIN_DEV
 csz=$(sectors $CACHE_DEV)
 len=$((448 * 2048))
 dmsetup create ssd --table "0 $csz linear $CACHE_DEV 0"
-dmsetup create dmb --table "0 $len bcache /dev/mapper/ssd $ORIGIN_DEV 7 writethrough sequential_cutoff 0 congested_read_threshold_us 0 congested_write_threshold_us 0"
-counter() { dmsetup status dmb | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
+dmsetup create dmb --table "0 $len bcache /dev/mapper/ssd $ORIGIN_DEV 7 writethrough $NOBYPASS"
 
 fio_args="--name=v --filename=/dev/mapper/dmb --bs=4k --size=32M --offset=64M
 	--ioengine=libaio --iodepth=8 --direct=1 --verify=crc32c

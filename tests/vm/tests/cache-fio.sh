@@ -13,7 +13,7 @@ load_module
 wipe_head $CACHE_DEV
 wipe_head $ORIGIN_DEV
 len=$((448 * 2048))
-table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough sequential_cutoff 0 congested_read_threshold_us 0 congested_write_threshold_us 0"
+table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough $NOBYPASS"
 dmsetup create dmb --table "$table"
 
 fio_args="--filename=/dev/mapper/dmb --ioengine=libaio --direct=1

@@ -21,8 +21,7 @@ wipe_head $CACHE_DEV
 wipe_head $ORIGIN_DEV
 make-bcache -B $ORIGIN_DEV >/dev/null
 usable=$(($(sectors $ORIGIN_DEV) - 16))
-nobypass="sequential_cutoff 0 congested_read_threshold_us 0 congested_write_threshold_us 0"
-dmsetup create dmb --table "0 $usable bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough $nobypass"
+dmsetup create dmb --table "0 $usable bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough $NOBYPASS"
 write_data /dev/mapper/dmb 8 $mib
 dmsetup message dmb 0 clear_stats
 same_direct /dev/mapper/dmb $((8 * 2048)) $DATA_DEV 0 $((mib * 2048)) ||
@@ -81,7 +80,7 @@ dd if=/dev/zero of=$ORIGIN_DEV bs=1M count=$mib oflag=seek_bytes,direct \
 	seek=$((16 * 512 + 8 * 1048576)) status=none
 # The driver releases its claim on the devices asynchronously.
 for i in $(seq 50); do
-	dmsetup create dmb --table "0 $usable bcache $CACHE_DEV $ORIGIN_DEV 6 $nobypass" 2>/dev/null && break
+	dmsetup create dmb --table "0 $usable bcache $CACHE_DEV $ORIGIN_DEV 6 $NOBYPASS" 2>/dev/null && break
 	sleep 0.2
 done
 dmsetup info dmb >/dev/null || fail "could not create the target on the driver's pair"

@@ -6,7 +6,7 @@
 load_module
 len=$((448 * 2048))
 bcache_check -q $CACHE_DEV || fail "the cache does not check clean after the cut"
-dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough sequential_cutoff 0 congested_read_threshold_us 0 congested_write_threshold_us 0"
+dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough $NOBYPASS"
 replayed=$(dmesg | sed -n 's/.*journal replay done, \([0-9]*\) keys.*/\1/p' | tail -n 1)
 log "journal replay: ${replayed:-no} keys"
 [ "${replayed:-0}" -gt 0 ] || fail "no journal replay at construction"

@@ -8,7 +8,7 @@ load_module
 wipe_head $CACHE_DEV
 wipe_head $ORIGIN_DEV
 len=$((448 * 2048))
-dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough sequential_cutoff 0 congested_read_threshold_us 0 congested_write_threshold_us 0"
+dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough $NOBYPASS"
 write_data /dev/mapper/dmb 16 32
 expect_eq "written through" "$(status_field dmb 8)" 32
 touch /tmp/dmb-crash
