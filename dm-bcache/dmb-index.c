@@ -209,7 +209,7 @@ void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io)
 	f = kmem_cache_alloc(fill_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (!f)
 		return;
-	f->sectors = io->iter.bi_size >> SECTOR_SHIFT;
+	f->sectors = io->span.end - io->span.start;	/* readahead too */
 	f->nr_pages = 0;
 	f->pl = NULL;
 	f->origin = io->dc->origin_dev->bdev;

@@ -52,6 +52,44 @@ static bool range_cached(struct dmb_cache *dc, sector_t sector, sector_t end)
 }
 
 /*
+ * Readahead on a miss: how far past @end (the miss's end) the fill may
+ * reach, given up to @want sectors of the readahead option.  Only over
+ * what the cache does not hold (a fill never replaces cached data), not
+ * past the target's end, and whole blocks.  Under index_lock.
+ */
+static u32 readahead_gap(struct dmb_cache *dc, sector_t end, u32 want)
+{
+	struct dmb_index *ix = dc->ix;
+	sector_t limit = dc->data_offset + dc->ti->len, at = end;
+
+	want = min_t(u64, want, limit > end ? limit - end : 0);
+	while (at < end + want) {
+		u64 next;
+		const struct bch_key *k = bch_btree_lookup(&ix->set.t, ix->inode,
+							   at, &next);
+
+		if (k && bch_key_ptrs(k) &&
+		    bch_key_live(&ix->set.g, ix->set.a.gens, k))
+			break;
+		at = next;
+	}
+	at = min_t(sector_t, at, end + want);
+	return round_down(at - end, dc->block_size);
+}
+
+/* Sectors of readahead @bio's miss of @n sectors at @sector may have. */
+static u32 readahead_want(struct dmb_cache *dc, struct bio *bio, u32 n)
+{
+	u64 ra = READ_ONCE(dc->opt_val[DMB_OPT_READAHEAD]);
+
+	/* Readahead of readahead would compound; metadata is read once. */
+	if (!ra || (bio->bi_opf & (REQ_RAHEAD | REQ_META)) ||
+	    n >= DMB_FILL_MAX_SECTORS)
+		return 0;
+	return min_t(u64, ra, DMB_FILL_MAX_SECTORS - n);
+}
+
+/*
  * A read, with index_lock held for reading (released here): @bio is
  * remapped to where its data is.  In map (@split) a bio that the cache
  * holds only part of is cut with dm_accept_partial_bio() and dm sends the
@@ -63,7 +101,7 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 {
 	struct dmb_index *ix = dc->ix;
 	const struct bch_key *k;
-	u32 n, sectors = bio_sectors(bio);
+	u32 n, ra, sectors = bio_sectors(bio);
 	enum dmb_counter why;
 	u64 next;
 
@@ -93,8 +131,11 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 		bio->bi_iter.bi_sector = at;
 		return;
 	}
-	up_read(&ix->index_lock);
 	n = min_t(u32, n, DMB_FILL_MAX_SECTORS);
+	ra = n == sectors ? readahead_want(dc, bio, n) : 0;
+	if (ra)
+		ra = readahead_gap(dc, sector + n, ra);
+	up_read(&ix->index_lock);
 	if (n < sectors && !split) {
 		dmb_bypass_count(dc, false, DMB_WHY_BUSY);
 		remap_origin(dc, bio, sector);
@@ -109,7 +150,8 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 		return;
 	}
 	dmb_stats_inc(&dc->stats, DMB_READ_MISS);
-	if (dmb_span_fill(ix, &io->span, sector, n)) {
+	/* The fill (and its span) reaches past the bio by the readahead. */
+	if (dmb_span_fill(ix, &io->span, sector, n + ra)) {
 		io->flags |= DMB_IO_FILL;
 		io->iter = bio->bi_iter;
 	}

@@ -86,7 +86,7 @@ const struct dmb_opt_desc dmb_opts[DMB_NR_OPTS] = {
 	/* sectors read past a miss */
 	[DMB_OPT_READAHEAD] = {
 		.name = "readahead", .max = 65536, .runtime = true,
-		ERRORS("readahead"),
+		.supported = true, ERRORS("readahead"),
 	},
 	/* percent of the cache kept dirty */
 	[DMB_OPT_WB_PERCENT] = {

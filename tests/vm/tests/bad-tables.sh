@@ -110,7 +110,6 @@ bad "Cache mode is not supported yet" $C $O 1 writeback
 bad "Cache mode is not supported yet" $C $O 3 origin_layout raw writeback
 bad "Option replacement is not supported yet" $C $O 2 replacement fifo
 bad "Option discard is not supported yet" $C $O 2 discard on
-bad "Option readahead is not supported yet" $C $O 2 readahead 0
 bad "Option writeback_percent is not supported yet" $C $O 2 writeback_percent 10
 bad "Option writeback_delay is not supported yet" $C $O 2 writeback_delay 30
 bad "Option writeback_rate_minimum is not supported yet" $C $O 2 writeback_rate_minimum 8

@@ -60,6 +60,27 @@ same_direct /dev/mapper/dmb $((200 * 2048)) $DATA_DEV $((32 * 2048)) $((16 * 204
 log "uncached read: $m1 misses; again: hits $(hits) misses $(misses)"
 expect_eq "misses re-reading filled data" "$(misses)" 0
 
+# Readahead: a 4 KiB miss fills the 124 KiB after it too (readahead 248
+# sectors), which then read as hits; without readahead they miss.
+dd if=$DATA_DEV of=$ORIGIN_DEV bs=1M skip=48 seek=220 count=2 oflag=direct status=none
+read_4k() { dd if=/dev/mapper/dmb of=/dev/null bs=4k skip="$1" count="$2" iflag=direct status=none; }
+ra_misses() {	# ra_misses 4K-BLOCK: misses reading the 124 KiB after it
+	read_4k "$1" 1
+	sleep 1
+	dmsetup message dmb 0 clear_stats
+	read_4k $(($1 + 1)) 31
+	misses
+}
+dmsetup message dmb 0 readahead 248
+with=$(ra_misses $((220 * 256)))
+dmsetup message dmb 0 readahead 0
+without=$(ra_misses $((221 * 256)))
+log "reading 124 KiB after a 4 KiB miss: $with misses with readahead, $without without"
+expect_eq "misses after readahead" "$with" 0
+[ "$without" -gt 0 ] || fail "no misses without readahead"
+same_direct /dev/mapper/dmb $((220 * 2048)) $DATA_DEV $((48 * 2048)) $((2 * 2048)) ||
+	fail "data read ahead differs"
+
 # Write-around: an overwrite of cached data invalidates it.
 dmsetup message dmb 0 cache_mode writearound
 write_data /dev/mapper/dmb 16 8
