@@ -22,6 +22,13 @@
 #define DMB_JOURNAL_DELAY	msecs_to_jiffies(100)
 #define DMB_JOURNAL_BATCH	512	/* keys that journal at once */
 #define DMB_GC_EVERY_REFILLS	16
+/*
+ * Keys inserted between commits.  A leaf's keys since its last write sit
+ * in one unsorted-into-pivots set that every insert and lookup walks;
+ * committing (a bset appended per changed leaf) keeps it short, as the
+ * mainline driver writes a leaf once its last bset grows.
+ */
+#define DMB_COMMIT_KEYS		2048
 
 /*
  * A read miss on its way into the cache.  Its data is read again from the
@@ -42,6 +49,7 @@ struct dmb_fill {
 	u32 piece_len[DMB_MAX_PIECES];
 	u32 nr_pieces;
 	u32 nr_pages;
+	unsigned int epoch;		/* of its cache write */
 	struct page_list *pl;		/* its pages, allocated by the fill */
 	struct block_device *origin;
 };
@@ -60,18 +68,67 @@ static void fill_free(struct dmb_fill *f)
 
 /* ---- cache I/O accounting ---- */
 
-void dmb_cache_io_end(struct dmb_index *ix)
+/* @n cache I/Os start, under index_lock: the epoch they count in. */
+unsigned int dmb_cache_io_start(struct dmb_index *ix, unsigned int n)
 {
-	if (atomic_dec_and_test(&ix->cache_io))
+	unsigned int e = READ_ONCE(ix->io_epoch) & 1;
+
+	atomic_add(n, &ix->cache_io[e]);
+	return e;
+}
+
+void dmb_cache_io_end(struct dmb_index *ix, unsigned int epoch)
+{
+	if (atomic_dec_and_test(&ix->cache_io[epoch]))
 		wake_up(&ix->cache_io_wait);
 }
 
-/* Reclaimed buckets: wait out data I/O that still addresses them. */
-static void wait_cache_io(void *ctx)
+/* Gens raised (index_lock exclusive): I/O from here on is a new epoch. */
+static void cache_io_fence(void *ctx)
 {
 	struct dmb_index *ix = ctx;
 
-	wait_event(ix->cache_io_wait, !atomic_read(&ix->cache_io));
+	WRITE_ONCE(ix->io_epoch, ix->io_epoch + 1);
+}
+
+/* Reclaimed buckets: wait out data I/O from before the fence. */
+static void wait_cache_io(void *ctx)
+{
+	struct dmb_index *ix = ctx;
+	unsigned int old = (READ_ONCE(ix->io_epoch) - 1) & 1;
+
+	wait_event(ix->cache_io_wait, !atomic_read(&ix->cache_io[old]));
+}
+
+/*
+ * The set's exclusive windows (core/set.h): the worker holds index_lock
+ * shared and takes it exclusive only around changes lookups could see.
+ * Only the worker changes the set (work_mutex), so nothing changes in
+ * the gap between dropping the shared hold and taking the exclusive one.
+ */
+static void index_excl(void *ctx, bool on)
+{
+	struct dmb_index *ix = ctx;
+
+	if (on) {
+		up_read(&ix->index_lock);
+		down_write(&ix->index_lock);
+	} else {
+		downgrade_write(&ix->index_lock);
+	}
+}
+
+/* The allocator's lock (core/alloc.h): taken in one hook, dropped in the other. */
+static void alloc_lock(void *ctx)
+	__acquires(&((struct dmb_index *)ctx)->alloc_lock)
+{
+	spin_lock(&((struct dmb_index *)ctx)->alloc_lock);
+}
+
+static void alloc_unlock(void *ctx)
+	__releases(&((struct dmb_index *)ctx)->alloc_lock)
+{
+	spin_unlock(&((struct dmb_index *)ctx)->alloc_lock);
 }
 
 void dmb_index_kick(struct dmb_index *ix)
@@ -104,22 +161,11 @@ u32 dmb_alloc_pieces(struct dmb_index *ix, u32 sectors, u64 *piece,
 		     u32 *len, u32 *nr)
 {
 	struct bch_alloc *a = &ix->set.a;
-	u32 done = 0;
+	u32 done;
 
-	*nr = 0;
-	spin_lock(&ix->alloc_lock);
-	if (a->nr_ready > a->reserve + DMB_MAX_PIECES) {
-		while (done < sectors && *nr < DMB_MAX_PIECES) {
-			int got = bch_alloc_data(a, sectors - done, &piece[*nr]);
-
-			if (got <= 0)
-				break;
-			len[(*nr)++] = got;
-			done += got;
-		}
-	}
-	spin_unlock(&ix->alloc_lock);
-	if (a->nr_ready < a->reserve + bch_set_refill_batch(&ix->set) &&
+	done = bch_alloc_data_pieces(a, sectors, piece, len, DMB_MAX_PIECES,
+				     nr);
+	if (READ_ONCE(a->nr_ready) < a->reserve + bch_set_refill_batch(&ix->set) &&
 	    !READ_ONCE(ix->refill_due)) {
 		WRITE_ONCE(ix->refill_due, true);
 		dmb_index_kick(ix);
@@ -168,7 +214,7 @@ static void fill_write(struct work_struct *work)
 	got = dmb_alloc_pieces(ix, f->sectors, f->piece, f->piece_len,
 			       &f->nr_pieces);
 	if (got)
-		atomic_inc(&ix->cache_io);
+		f->epoch = dmb_cache_io_start(ix, 1);
 	up_read(&ix->index_lock);
 	if (!got)		/* no room: a fill is only an optimisation */
 		goto drop;
@@ -185,7 +231,7 @@ static void fill_write(struct work_struct *work)
 		r = dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT);
 	}
 	/* Written (or not): a refill may reuse the buckets; the gens tell. */
-	dmb_cache_io_end(ix);
+	dmb_cache_io_end(ix, f->epoch);
 	if (r)
 		goto drop;
 	spin_lock_irq(&ix->lock);
@@ -343,6 +389,14 @@ static void maintain(struct dmb_index *ix)
 	int r;
 
 	WRITE_ONCE(ix->refill_due, false);
+	if (ix->set.uncommitted >= DMB_COMMIT_KEYS) {
+		r = bch_set_commit(&ix->set);
+		if (r) {
+			index_failed(ix, "index commit", r);
+			return;
+		}
+		ix->nr_jkeys = 0;	/* in the nodes now */
+	}
 	while (ready_above_reserve(ix) < 2 * batch && tries++ < 4) {
 		r = bch_set_refill(&ix->set, batch);
 		if (r == -ENOSPC) {
@@ -400,6 +454,7 @@ static void index_work(struct work_struct *work)
 	ix->journal_due = false;
 	spin_unlock_irq(&ix->lock);
 
+	mutex_lock(&ix->work_mutex);
 	down_write(&ix->index_lock);
 	ok = ix->state == DMB_STATE_RW;
 	list_for_each_entry(io, &writes, list) {
@@ -433,6 +488,8 @@ static void index_work(struct work_struct *work)
 	}
 	if (r)
 		index_failed(ix, "index insert", r);
+	/* The rest writes metadata: lookups and allocations go on. */
+	downgrade_write(&ix->index_lock);
 	if (ix->state == DMB_STATE_RW) {
 		if (sync_journal || ix->nr_jkeys >= DMB_JOURNAL_BATCH)
 			journal_now(ix);
@@ -442,7 +499,8 @@ static void index_work(struct work_struct *work)
 	}
 	if (ix->state == DMB_STATE_RW)
 		maintain(ix);
-	up_write(&ix->index_lock);
+	up_read(&ix->index_lock);
+	mutex_unlock(&ix->work_mutex);
 	memalloc_noio_restore(noio);
 
 	list_for_each_entry_safe(io, tmp, &writes, list) {
@@ -545,13 +603,45 @@ static void index_free(struct dmb_index *ix)
 	kvfree(ix);
 }
 
-/* A new index over the cache dmb_cache_meta_open() checked. */
-static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
+/*
+ * A newly opened index: the origin's UUID slot, its backing superblock's
+ * attachment, and buckets to write to.  index_lock held shared.
+ */
+static int index_start(struct dmb_cache *dc, struct dmb_index *ix)
 {
 	struct dm_target *ti = dc->ti;
 	char label[BCH_SB_LABEL_SIZE + 1];
 	bool attached;
 	u8 uuid[16];
+	int r;
+
+	origin_uuid(dc, uuid, label);
+	attached = origin_attached(dc);
+	r = bch_set_uuid_slot(&ix->set, uuid, label, !attached);
+	if (r < 0) {
+		ti->error = r == -ENOSPC ? "Cache UUID table is full" :
+			"Cannot record the origin in the UUID table";
+		return r;
+	}
+	ix->inode = r;
+	if (!attached) {
+		r = origin_attach(dc);
+		if (r) {
+			ti->error = "Error writing origin superblock";
+			return r;
+		}
+	}
+	maintain(ix);		/* buckets to write to, from the start */
+	if (ix->set.replayed)
+		DMINFO("cache %s: journal replay done, %llu keys", ix->name,
+		       ix->set.replayed);
+	return 0;
+}
+
+/* A new index over the cache dmb_cache_meta_open() checked. */
+static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
+{
+	struct dm_target *ti = dc->ti;
 	int r;
 
 	ix->users = 1;
@@ -561,6 +651,7 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 	ix->data_offset = dc->data_offset;
 	strscpy(ix->name, dc->cache_dev->name, sizeof(ix->name));
 	init_rwsem(&ix->index_lock);
+	mutex_init(&ix->work_mutex);
 	spin_lock_init(&ix->alloc_lock);
 	spin_lock_init(&ix->lock);
 	INIT_LIST_HEAD(&ix->done_writes);
@@ -600,29 +691,18 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 		return r;
 	}
 	ix->set_open = true;
-	ix->set.before_reuse = wait_cache_io;
+	ix->set.reuse_fence = cache_io_fence;
+	ix->set.reuse_wait = wait_cache_io;
 	ix->set.reuse_ctx = ix;
-	origin_uuid(dc, uuid, label);
-	attached = origin_attached(dc);
-	r = bch_set_uuid_slot(&ix->set, uuid, label, !attached);
-	if (r < 0) {
-		ti->error = r == -ENOSPC ? "Cache UUID table is full" :
-			"Cannot record the origin in the UUID table";
-		return r;
-	}
-	ix->inode = r;
-	if (!attached) {
-		r = origin_attach(dc);
-		if (r) {
-			ti->error = "Error writing origin superblock";
-			return r;
-		}
-	}
-	maintain(ix);		/* buckets to write to, from the start */
-	if (ix->set.replayed)
-		DMINFO("cache %s: journal replay done, %llu keys", ix->name,
-		       ix->set.replayed);
-	return 0;
+	ix->set.a.lock = alloc_lock;
+	ix->set.a.unlock = alloc_unlock;
+	ix->set.a.lock_ctx = ix;
+	bch_set_readers(&ix->set, index_excl, ix);
+	/* As the worker holds it: shared, exclusive in the set's windows. */
+	down_read(&ix->index_lock);
+	r = index_start(dc, ix);
+	up_read(&ix->index_lock);
+	return r;
 }
 
 /*
@@ -705,7 +785,8 @@ int dmb_index_sync(struct dmb_index *ix)
 	cancel_delayed_work_sync(&ix->journal_work);
 	flush_workqueue(ix->wq);
 	index_work(&ix->index_work);	/* what the flushes queued last */
-	down_write(&ix->index_lock);
+	mutex_lock(&ix->work_mutex);
+	down_read(&ix->index_lock);
 	if (ix->state == DMB_STATE_RW) {
 		ix->nr_jkeys = 0;	/* the commit puts them in the nodes */
 		r = bch_set_commit(&ix->set);
@@ -716,7 +797,8 @@ int dmb_index_sync(struct dmb_index *ix)
 		else
 			WRITE_ONCE(ix->synced, true);
 	}
-	up_write(&ix->index_lock);
+	up_read(&ix->index_lock);
+	mutex_unlock(&ix->work_mutex);
 	return r;
 }
 

@@ -115,7 +115,7 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 			      (sector - bch_key_start(k));
 
 		bch_alloc_touch(&ix->set.a, bucket);
-		atomic_inc(&ix->cache_io);
+		io->epoch = dmb_cache_io_start(ix, 1);
 		up_read(&ix->index_lock);
 		io->flags |= DMB_IO_CACHE;
 		io->start_ns = ktime_get_ns();
@@ -158,9 +158,32 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 	remap_origin(dc, bio, sector);
 }
 
+/*
+ * The index lock, shared, for map, which must not sleep.  The worker
+ * holds it exclusive only while it changes the index in memory (inserts,
+ * a leaf's sets, raised gens), never across I/O, so a short spin
+ * usually gets it; past DMB_MAP_SPIN_NS the bio is deferred instead.
+ */
+#define DMB_MAP_SPIN_NS		(50 * NSEC_PER_USEC)
+
+static bool map_trylock(struct dmb_index *ix)
+{
+	u64 until = 0;
+
+	do {
+		if (down_read_trylock(&ix->index_lock))
+			return true;
+		if (!until)
+			until = ktime_get_ns() + DMB_MAP_SPIN_NS;
+		cpu_relax();
+	} while (ktime_get_ns() < until);
+	return false;
+}
+
 /* For the deferred worker: map cannot take the index lock now. */
 static int defer(struct dmb_index *ix, struct bio *bio)
 {
+	atomic64_inc(&ix->nr_deferred);
 	spin_lock_irq(&ix->lock);
 	bio_list_add(&ix->deferred, bio);
 	spin_unlock_irq(&ix->lock);
@@ -177,7 +200,7 @@ static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		dmb_bypass_count(dc, false, DMB_WHY_MODE);
 		return remap_origin(dc, bio, sector);
 	}
-	if (!down_read_trylock(&ix->index_lock))
+	if (!map_trylock(ix))
 		return defer(ix, bio);
 	read_locked(dc, io, bio, sector, true);
 	return DM_MAPIO_REMAPPED;
@@ -206,7 +229,7 @@ static void cache_clone_end(struct bio *clone)
 		WRITE_ONCE(io->cache_error, true);
 		atomic64_inc(&ix->cache_errors);
 	}
-	dmb_cache_io_end(ix);
+	dmb_cache_io_end(ix, io->epoch);
 	bio_put(clone);
 	dmb_op_put(&io->op);
 }
@@ -246,7 +269,7 @@ static bool write_through(struct dmb_cache *dc, struct dmb_io *io,
 				&io->nr_pieces);
 	if (done < sectors)	/* what was taken is left unused */
 		return false;
-	atomic_add(io->nr_pieces, &ix->cache_io);
+	io->epoch = dmb_cache_io_start(ix, io->nr_pieces);
 	io->start_ns = ktime_get_ns();
 	io->cache_error = false;
 	dmb_span_write(ix, &io->span, sector, sectors);
@@ -336,7 +359,7 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 
 	if (mode != DMB_MODE_WRITETHROUGH)
 		why = DMB_WHY_MODE;
-	if (!down_read_trylock(&ix->index_lock)) {
+	if (!map_trylock(ix)) {
 		if (wt)
 			return defer(ix, bio);
 		if (write)
@@ -406,7 +429,7 @@ int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 
 	if (io->flags & DMB_IO_CACHE) {
 		dmb_note_latency(ix, false, ktime_get_ns() - io->start_ns);
-		dmb_cache_io_end(ix);
+		dmb_cache_io_end(ix, io->epoch);
 		if (*error) {
 			/* A failed hit: read it from the origin instead. */
 			unsigned long flags;

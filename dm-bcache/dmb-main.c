@@ -7,7 +7,7 @@
  * parsed in dmb-ctr.c, status in dmb-status.c, messages in dmb-message.c,
  * and the on-disk format lives in core/, shared with the userspace tools.
  *
- * Version 1.2.0 caches: the data path is dmb-io.c, the index and its
+ * Version 1.3.0 caches: the data path is dmb-io.c, the index and its
  * worker dmb-index.c, the index itself core/set.c.
  */
 #include <linux/module.h>
@@ -77,7 +77,7 @@ static void dmb_resume(struct dm_target *ti)
 
 static struct target_type dmb_target = {
 	.name = "bcache",
-	.version = { 1, 2, 0 },
+	.version = { 1, 3, 0 },
 	.module = THIS_MODULE,
 	.ctr = dmb_ctr,
 	.dtr = dmb_dtr,

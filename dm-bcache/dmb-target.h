@@ -76,6 +76,7 @@ struct dmb_io {
 	u32 nr_pieces;
 	struct bvec_iter iter;		/* read miss: the data in the bio */
 	struct dmb_span span;		/* a write, or a miss to fill */
+	unsigned int epoch;		/* of its cache I/O (cache_io) */
 	u64 start_ns;			/* when its cache I/O was sent */
 	sector_t origin_sector;		/* read hit: where to retry it */
 	unsigned short bi_flags;	/* read hit: the bio's, to retry it */
@@ -118,7 +119,7 @@ struct dmb_index {
 	bool set_open;
 	u64 inode;			/* the origin's UUID slot */
 	struct rw_semaphore index_lock;
-	spinlock_t alloc_lock;		/* data allocation, under index_lock */
+	spinlock_t alloc_lock;		/* the allocator (core/alloc.h) */
 	struct bch_key *jkeys;		/* inserted, not yet journalled */
 	u32 nr_jkeys, cap_jkeys;
 	u32 refills_since_gc;
@@ -139,13 +140,22 @@ struct dmb_index {
 	bool refill_due;
 	bool synced;			/* durable since the last suspend */
 
-	atomic_t cache_io;		/* data I/O to the cache in flight */
+	/*
+	 * Data I/O to the cache in flight, counted in two epochs: a refill
+	 * flips the epoch (index_lock exclusive) after raising gens, then
+	 * waits only for the old epoch's I/O, which alone can address the
+	 * reclaimed buckets; I/O started since goes on meanwhile.
+	 */
+	atomic_t cache_io[2];
+	unsigned int io_epoch;		/* changed under index_lock (write) */
+	struct mutex work_mutex;	/* one changer of the set at a time */
 	wait_queue_head_t cache_io_wait;
 	struct bio_set bs;
 	spinlock_t span_lock;		/* the span list */
 	struct list_head spans;
 	atomic_t latency_us[2];		/* cache reads, writes: moving average */
 	atomic64_t cache_errors;	/* data I/O to the cache that failed */
+	atomic64_t nr_deferred;		/* bios map could not lock the index for */
 	struct bio_list retries;	/* failed hits, to read from the origin */
 };
 
@@ -221,7 +231,8 @@ u32 dmb_alloc_pieces(struct dmb_index *ix, u32 sectors, u64 *piece,
 		     u32 *len, u32 *nr);
 void dmb_index_write_done(struct dmb_op *op);
 void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io);
-void dmb_cache_io_end(struct dmb_index *ix);
+unsigned int dmb_cache_io_start(struct dmb_index *ix, unsigned int n);
+void dmb_cache_io_end(struct dmb_index *ix, unsigned int epoch);
 
 /* dmb-span.c */
 void dmb_span_write(struct dmb_index *ix, struct dmb_span *sp,

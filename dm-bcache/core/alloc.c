@@ -23,7 +23,8 @@ int bch_alloc_init(struct bch_alloc *a, const struct bch_geom *g,
 	a->b = bch_zalloc(n * sizeof(*a->b));
 	a->ready = bch_zalloc(n * sizeof(*a->ready));
 	a->pending = bch_zalloc(n * sizeof(*a->pending));
-	if (!a->gens || !a->b || !a->ready || !a->pending) {
+	a->gc = bch_zalloc(n * sizeof(*a->gc));
+	if (!a->gens || !a->b || !a->ready || !a->pending || !a->gc) {
 		bch_alloc_free(a);
 		return -ENOMEM;
 	}
@@ -46,6 +47,8 @@ void bch_alloc_free(struct bch_alloc *a)
 	bch_free(a->b);
 	bch_free(a->ready);
 	bch_free(a->pending);
+	bch_free(a->gc);
+	a->gc = NULL;
 	a->gens = NULL;
 	a->b = NULL;
 	a->ready = NULL;
@@ -73,29 +76,89 @@ void bch_alloc_mark_meta(struct bch_alloc *a, u64 bucket)
 		set_state(a, bucket, BCH_BUCKET_META);
 }
 
+/* The bucket @k points into, or a->nbuckets when none of ours. */
+static u64 key_bucket(const struct bch_alloc *a, const struct bch_key *k)
+{
+	if (!bch_key_ptrs(k) || bch_ptr_dev(k->ptr[0]) != a->g->nr_this_dev)
+		return a->nbuckets;
+	return min_t(u64, bch_ptr_bucket(a->g, k->ptr[0]), a->nbuckets);
+}
+
+/* Keep in *@oldest the pointer gen lagging the bucket's gen @cur most. */
+static void note_gen(u8 cur, u8 gen, u8 *oldest)
+{
+	if (bch_gen_lag(cur, gen) <= 128 &&
+	    bch_gen_lag(cur, gen) > bch_gen_lag(cur, *oldest))
+		*oldest = gen;
+}
+
 void bch_alloc_mark_key(struct bch_alloc *a, const struct bch_key *k)
 {
-	u64 bucket;
+	u64 bucket = key_bucket(a, k);
 	struct bch_bucket *b;
 	u8 gen;
 
-	if (!bch_key_ptrs(k) || bch_ptr_dev(k->ptr[0]) != a->g->nr_this_dev)
-		return;
-	bucket = bch_ptr_bucket(a->g, k->ptr[0]);
-	if (bucket >= a->nbuckets)
+	if (bucket == a->nbuckets)
 		return;
 	b = &a->b[bucket];
 	gen = bch_ptr_gen(k->ptr[0]);
-	/* The oldest pointer: the one lagging the bucket's gen most. */
-	if (bch_gen_lag(a->gens[bucket], gen) <= 128 &&
-	    bch_gen_lag(a->gens[bucket], gen) >
-	    bch_gen_lag(a->gens[bucket], b->oldest_gen))
-		b->oldest_gen = gen;
+	note_gen(a->gens[bucket], gen, &b->oldest_gen);
 	if (gen != a->gens[bucket])
 		return;
 	b->sectors += bch_key_size(k);
 	if (b->state == BCH_BUCKET_FREE)
 		set_state(a, bucket, BCH_BUCKET_DATA);
+}
+
+static void lock(struct bch_alloc *a);
+static void unlock(struct bch_alloc *a);
+
+void bch_alloc_count_begin(struct bch_alloc *a)
+{
+	u64 i;
+
+	lock(a);
+	for (i = 0; i < a->nbuckets; i++) {
+		a->gc[i].sectors = 0;
+		a->gc[i].oldest_gen = a->gens[i];
+		a->gc[i].state = a->b[i].state;
+	}
+	unlock(a);
+}
+
+void bch_alloc_count_key(struct bch_alloc *a, const struct bch_key *k)
+{
+	u64 bucket = key_bucket(a, k);
+	u8 gen;
+
+	if (bucket == a->nbuckets)
+		return;
+	gen = bch_ptr_gen(k->ptr[0]);
+	note_gen(a->gens[bucket], gen, &a->gc[bucket].oldest_gen);
+	if (gen == a->gens[bucket])
+		a->gc[bucket].sectors += bch_key_size(k);
+}
+
+static bool holds_data(u8 state)
+{
+	return state == BCH_BUCKET_DATA || state == BCH_BUCKET_FREE;
+}
+
+void bch_alloc_count_end(struct bch_alloc *a)
+{
+	u64 i;
+
+	lock(a);
+	for (i = 0; i < a->nbuckets; i++) {
+		struct bch_bucket *b = &a->b[i];
+
+		b->oldest_gen = a->gc[i].oldest_gen;
+		if (!holds_data(a->gc[i].state) || !holds_data(b->state))
+			continue;
+		b->sectors = a->gc[i].sectors;
+		set_state(a, i, b->sectors ? BCH_BUCKET_DATA : BCH_BUCKET_FREE);
+	}
+	unlock(a);
 }
 
 /* May @bucket's gen be raised now? */
@@ -238,18 +301,32 @@ u64 bch_alloc_invalidate(struct bch_alloc *a, u64 want)
 	}
 }
 
+static void lock(struct bch_alloc *a)
+{
+	if (a->lock)
+		a->lock(a->lock_ctx);
+}
+
+static void unlock(struct bch_alloc *a)
+{
+	if (a->unlock)
+		a->unlock(a->lock_ctx);
+}
+
 void bch_alloc_commit(struct bch_alloc *a)
 {
 	u64 i;
 
+	lock(a);
 	for (i = 0; i < a->nr_pending; i++) {
 		set_state(a, a->pending[i], BCH_BUCKET_READY);
 		a->ready[a->nr_ready++] = a->pending[i];
 	}
 	a->nr_pending = 0;
+	unlock(a);
 }
 
-int bch_alloc_meta(struct bch_alloc *a, u64 *bucket)
+static int take_meta(struct bch_alloc *a, u64 *bucket)
 {
 	u64 i;
 
@@ -269,12 +346,24 @@ int bch_alloc_meta(struct bch_alloc *a, u64 *bucket)
 	return 0;
 }
 
+int bch_alloc_meta(struct bch_alloc *a, u64 *bucket)
+{
+	int r;
+
+	lock(a);
+	r = take_meta(a, bucket);
+	unlock(a);
+	return r;
+}
+
 void bch_alloc_release(struct bch_alloc *a, u64 bucket)
 {
+	lock(a);
 	if (bucket < a->nbuckets && a->b[bucket].state == BCH_BUCKET_META) {
 		set_state(a, bucket, BCH_BUCKET_FREE);
 		a->b[bucket].sectors = 0;
 	}
+	unlock(a);
 }
 
 /* Every so much data written, every priority drops one step. */
@@ -291,7 +380,7 @@ static void decay(struct bch_alloc *a, u32 sectors)
 			a->b[i].prio--;
 }
 
-int bch_alloc_data(struct bch_alloc *a, u32 sectors, u64 *ptr)
+static int take_data(struct bch_alloc *a, u32 sectors, u64 *ptr)
 {
 	u32 bucket_size = a->g->kg.bucket_size, got;
 
@@ -316,6 +405,37 @@ int bch_alloc_data(struct bch_alloc *a, u32 sectors, u64 *ptr)
 	a->b[a->open].sectors += got;
 	decay(a, got);
 	return got;
+}
+
+int bch_alloc_data(struct bch_alloc *a, u32 sectors, u64 *ptr)
+{
+	int r;
+
+	lock(a);
+	r = take_data(a, sectors, ptr);
+	unlock(a);
+	return r;
+}
+
+u32 bch_alloc_data_pieces(struct bch_alloc *a, u32 sectors, u64 *ptr,
+			  u32 *len, u32 max, u32 *nr)
+{
+	u32 done = 0;
+	int got;
+
+	*nr = 0;
+	lock(a);
+	if (a->nr_ready > a->reserve + max) {
+		while (done < sectors && *nr < max) {
+			got = take_data(a, sectors - done, &ptr[*nr]);
+			if (got <= 0)
+				break;
+			len[(*nr)++] = got;
+			done += got;
+		}
+	}
+	unlock(a);
+	return done;
 }
 
 void bch_alloc_touch(struct bch_alloc *a, u64 bucket)

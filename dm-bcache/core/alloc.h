@@ -19,7 +19,13 @@
  * Gens never run more than BCH_GC_GEN_MAX ahead of the oldest pointer gc
  * saw into a bucket, so a stale pointer can never look current again.
  *
- * Not locked: the caller serialises.
+ * Locking: bch_alloc_meta(), _release(), _commit() and _data() may run
+ * concurrently with each other (the target allocates data in its map
+ * function while its index worker writes metadata); they take the
+ * optional lock the caller supplies.  Everything else needs the caller
+ * to exclude all other users (gc, reclaim's invalidation, marking).
+ * bch_alloc_touch() takes no lock: a racing touch may be lost, which
+ * costs only a little lru precision.
  */
 #ifndef DM_BCACHE_CORE_ALLOC_H
 #define DM_BCACHE_CORE_ALLOC_H
@@ -43,6 +49,13 @@ struct bch_bucket {
 	u32 sectors;		/* live data, as of gc plus writes since */
 };
 
+/* What gc counts for a bucket while the allocator stays in use. */
+struct bch_gc_count {
+	u32 sectors;
+	u8 oldest_gen;
+	u8 state;		/* when the count began */
+};
+
 struct bch_alloc {
 	const struct bch_geom *g;
 	u64 nbuckets;
@@ -59,6 +72,10 @@ struct bch_alloc {
 	u64 rng;
 	u64 decay_sectors;	/* data written since the last decay */
 	u64 nr_meta, nr_data;
+	struct bch_gc_count *gc;	/* gc's recount, beside the live one */
+	void (*lock)(void *ctx);	/* optional; see above */
+	void (*unlock)(void *ctx);
+	void *lock_ctx;
 };
 
 /*
@@ -73,6 +90,20 @@ void bch_alloc_free(struct bch_alloc *a);
 /* At open and by gc: @bucket holds metadata / live data of @k. */
 void bch_alloc_mark_meta(struct bch_alloc *a, u64 bucket);
 void bch_alloc_mark_key(struct bch_alloc *a, const struct bch_key *k);
+
+/*
+ * gc's recount, made without stopping the allocator's users: begin
+ * snapshots every bucket (under the allocator's lock), count_key counts
+ * a key found in the index (the caller's index does not change
+ * meanwhile; data allocation may go on), and end installs the counts
+ * (under the lock) for buckets that held data or nothing both when the
+ * count began and now.  A bucket opened for data meanwhile keeps its
+ * live count, so data on its way into the index is not taken for
+ * garbage.  Every bucket's oldest pointer gen is updated.
+ */
+void bch_alloc_count_begin(struct bch_alloc *a);
+void bch_alloc_count_key(struct bch_alloc *a, const struct bch_key *k);
+void bch_alloc_count_end(struct bch_alloc *a);
 
 /*
  * Raise the gens of up to @want reclaimable buckets, free ones first,
@@ -101,6 +132,16 @@ void bch_alloc_release(struct bch_alloc *a, u64 bucket);
  * reserve.  Allocations are multiples of the block size.
  */
 int bch_alloc_data(struct bch_alloc *a, u32 sectors, u64 *ptr);
+
+/*
+ * Space for @sectors of data in up to @max pieces (a bucket may end
+ * within it): @ptr[] and @len[] get them, *@nr how many.  Only while
+ * more than @max buckets are ready above the reserve, so one request
+ * never drains it.  Returns the sectors allocated (less than @sectors
+ * when the pieces ran out; 0 when there is no room).
+ */
+u32 bch_alloc_data_pieces(struct bch_alloc *a, u32 sectors, u64 *ptr,
+			  u32 *len, u32 max, u32 *nr);
 
 /* A read hit on @bucket: keep it longer under lru. */
 void bch_alloc_touch(struct bch_alloc *a, u64 bucket);

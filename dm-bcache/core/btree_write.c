@@ -4,6 +4,12 @@
 #include "array.h"
 #include "node_io.h"
 
+static void excl(struct bch_btree_writer *w, bool on)
+{
+	if (w->excl)
+		w->excl(w->excl_ctx, on);
+}
+
 static bool node_dirty(const struct bch_bnode *n)
 {
 	return !n->written || n->rewrite ||
@@ -46,8 +52,8 @@ static int place(struct bch_btree_writer *w, struct bch_bnode *n)
 static int write_whole(struct bch_btree_writer *w, struct bch_bnode *n)
 {
 	struct bch_node_out out;
-	struct bch_key *keys;
-	u32 nr, i;
+	struct bch_key *keys = NULL;
+	u32 nr = 0, i;
 	int r;
 
 	if (n->level) {
@@ -57,14 +63,17 @@ static int write_whole(struct bch_btree_writer *w, struct bch_bnode *n)
 		for (i = 0; i < n->nr_child; i++)
 			keys[i] = n->child[i]->key;
 		nr = n->nr_child;
-	} else {
-		r = bch_keyset_filter(&n->ks, live_extent, w);
-		if (r < 0)
-			return r;
+	}
+	excl(w, true);
+	r = n->level ? 0 : bch_keyset_filter(&n->ks, live_extent, w);
+	if (r >= 0)
+		r = place(w, n);
+	excl(w, false);
+	if (!n->level) {		/* filtered: all in one set */
 		keys = n->ks.set[0].e.k;
 		nr = n->ks.set[0].e.nr;
 	}
-	r = place(w, n);
+	/* The image is written with readers let in: only we change @n. */
 	if (!r) {
 		out.key = n->key;
 		r = bch_node_write_new(w->io, w->g, &out, keys, nr);
@@ -73,11 +82,14 @@ static int write_whole(struct bch_btree_writer *w, struct bch_bnode *n)
 		bch_free(keys);
 	if (r)
 		return r;
+	excl(w, true);
 	n->seq = out.seq;
 	n->written = out.written;
 	n->rewrite = false;
 	w->nodes_written++;
-	return n->level ? 0 : bch_keyset_seal(&n->ks);
+	r = n->level ? 0 : bch_keyset_seal(&n->ks);
+	excl(w, false);
+	return r;
 }
 
 static int append(struct bch_btree_writer *w, struct bch_bnode *n)
@@ -92,9 +104,12 @@ static int append(struct bch_btree_writer *w, struct bch_bnode *n)
 		return write_whole(w, n);
 	if (r)
 		return r;
+	excl(w, true);
 	n->written = out.written;
 	w->bsets_appended++;
-	return bch_keyset_seal(&n->ks);
+	r = bch_keyset_seal(&n->ks);
+	excl(w, false);
+	return r;
 }
 
 static int write_node(struct bch_btree_writer *w, struct bch_bnode *n)

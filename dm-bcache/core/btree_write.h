@@ -20,6 +20,14 @@
 #include "alloc.h"
 
 struct bch_btree_writer {
+	/*
+	 * Changes lookups could see (a leaf's sets, a node's pointer) are
+	 * made between excl(excl_ctx, true) and excl(excl_ctx, false); node
+	 * images are written outside, so readers of the in-memory tree need
+	 * not wait for the I/O.  NULL: the caller excludes readers already.
+	 */
+	void (*excl)(void *ctx, bool on);
+	void *excl_ctx;
 	const struct bch_meta_io *io;
 	const struct bch_geom *g;
 	struct bch_alloc *a;		/* buckets for new images */

@@ -114,3 +114,57 @@ int bch_extents_insert(struct bch_extents *e, const struct bch_key *k)
 	e->k[i] = *k;
 	return 0;
 }
+
+/* Does extent @a end at or before extent @b starts? */
+static bool ends_before(const struct bch_key *a, const struct bch_key *b)
+{
+	return bch_key_cmp_pos(a, bch_key_inode(b), bch_key_start(b)) <= 0;
+}
+
+/* Does extent @a start before extent @b does? */
+static bool starts_before(const struct bch_key *a, const struct bch_key *b)
+{
+	u64 ia = bch_key_inode(a), ib = bch_key_inode(b);
+
+	return ia < ib || (ia == ib && bch_key_start(a) < bch_key_start(b));
+}
+
+/* Output never needs more: each @new key splits at most one @old key. */
+int bch_extents_overlay(struct bch_extents *out, const struct bch_extents *old,
+			const struct bch_extents *new)
+{
+	u32 i, j = 0;
+
+	if (reserve(out, old->nr + 2 * new->nr))
+		return -ENOMEM;
+	for (i = 0; i < old->nr; i++) {
+		struct bch_key cur = old->k[i];
+		bool left = true;	/* some of @cur is not covered yet */
+
+		/* Newer keys wholly before it. */
+		while (j < new->nr && ends_before(&new->k[j], &cur))
+			out->k[out->nr++] = new->k[j++];
+		/* Newer keys overlapping it: its pieces between them stay. */
+		while (j < new->nr && !ends_before(&cur, &new->k[j])) {
+			const struct bch_key *n = &new->k[j];
+
+			if (starts_before(&cur, n)) {
+				out->k[out->nr] = cur;
+				bch_key_cut_back(&out->k[out->nr++],
+						 bch_key_start(n));
+			}
+			if (cur.low <= n->low) {
+				/* @n may cover the next old key too. */
+				left = false;
+				break;
+			}
+			bch_key_cut_front(&cur, n->low);
+			out->k[out->nr++] = new->k[j++];
+		}
+		if (left)
+			out->k[out->nr++] = cur;
+	}
+	while (j < new->nr)
+		out->k[out->nr++] = new->k[j++];
+	return 0;
+}

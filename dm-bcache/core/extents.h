@@ -37,6 +37,14 @@ void bch_extents_free(struct bch_extents *e);
 int bch_extents_insert(struct bch_extents *e, const struct bch_key *k);
 
 /*
+ * @out (empty) becomes @old with @new laid over it: what @new covers is
+ * @new's, the rest @old's, as if every key of @new were inserted into
+ * @old, but in one pass over both.  0 or -ENOMEM.
+ */
+int bch_extents_overlay(struct bch_extents *out, const struct bch_extents *old,
+			const struct bch_extents *new);
+
+/*
  * Index of the first extent ending after sector @sector of @inode (the one
  * holding it, or the next one), or e->nr if none.
  */

@@ -57,19 +57,24 @@ static int build_pivots(struct bch_sset *s)
 
 int bch_keyset_compact(struct bch_keyset *ks)
 {
-	struct bch_extents all;
-	u32 i, j;
-	int r = 0;
+	struct bch_extents all, next;
+	u32 i;
 
 	if (ks->nr_sets == 1)
 		return 0;
-	bch_extents_init(&all);
-	for (i = 0; i < ks->nr_sets && !r; i++)
-		for (j = 0; j < ks->set[i].e.nr && !r; j++)
-			r = bch_extents_insert(&all, &ks->set[i].e.k[j]);
-	if (r) {
-		bch_extents_free(&all);
-		return r;
+	/* Oldest first, each newer set laid over what the older ones hold. */
+	all = ks->set[0].e;
+	for (i = 1; i < ks->nr_sets; i++) {
+		bch_extents_init(&next);
+		if (bch_extents_overlay(&next, &all, &ks->set[i].e)) {
+			bch_extents_free(&next);
+			if (i > 1)
+				bch_extents_free(&all);
+			return -ENOMEM;
+		}
+		if (i > 1)
+			bch_extents_free(&all);
+		all = next;
 	}
 	bch_keyset_free(ks);
 	ks->set[0].e = all;

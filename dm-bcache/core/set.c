@@ -18,6 +18,12 @@ u64 bch_set_refill_batch(const struct bch_set *s)
 	return max_t(u64, s->a.nbuckets / 32, 16);
 }
 
+static void excl(struct bch_set *s, bool on)
+{
+	if (s->excl)
+		s->excl(s->excl_ctx, on);
+}
+
 /* Nodes get their bucket when first written (btree_write.c). */
 static int no_placement(void *ctx, struct bch_key *key)
 {
@@ -148,8 +154,18 @@ void bch_set_close(struct bch_set *s)
 	s->buf = NULL;
 }
 
+void bch_set_readers(struct bch_set *s, void (*excl_fn)(void *, bool),
+		     void *ctx)
+{
+	s->excl = excl_fn;
+	s->excl_ctx = ctx;
+	s->bw.excl = excl_fn;
+	s->bw.excl_ctx = ctx;
+}
+
 int bch_set_insert(struct bch_set *s, const struct bch_key *k)
 {
+	s->uncommitted++;
 	return bch_btree_insert(&s->t, k);
 }
 
@@ -224,6 +240,7 @@ int bch_set_commit(struct bch_set *s)
 		bch_alloc_release(&s->a, s->bw.released[i]);
 	s->bw.nr_released = 0;
 	s->commits++;
+	s->uncommitted = 0;
 	return 0;
 }
 
@@ -279,11 +296,17 @@ int bch_set_refill(struct bch_set *s, u64 want)
 {
 	int r;
 
-	if (!bch_alloc_invalidate(&s->a, want) && !s->a.nr_pending)
+	excl(s, true);
+	if (!bch_alloc_invalidate(&s->a, want) && !s->a.nr_pending) {
+		excl(s, false);
 		return -ENOSPC;
+	}
+	if (s->reuse_fence)
+		s->reuse_fence(s->reuse_ctx);
+	excl(s, false);
 	/* The new chain may go into a reclaimed bucket: nothing in flight. */
-	if (s->before_reuse)
-		s->before_reuse(s->reuse_ctx);
+	if (s->reuse_wait)
+		s->reuse_wait(s->reuse_ctx);
 	r = write_prios(s);
 	if (r)
 		return r;
@@ -327,11 +350,12 @@ static int gc_leaf(struct bch_set *s, struct bch_bnode *n)
 		}
 	if (!stale || (stale * 4 < total && worst < BCH_GC_GEN_MAX / 2))
 		return 0;
+	excl(s, true);
 	r = bch_keyset_filter(&n->ks, live_key, s);
-	if (r < 0)
-		return r;
-	n->rewrite = true;
-	return 0;
+	if (r >= 0)
+		n->rewrite = true;
+	excl(s, false);
+	return r < 0 ? r : 0;
 }
 
 static int gc_node(struct bch_set *s, struct bch_bnode *n)
@@ -346,29 +370,33 @@ static int gc_node(struct bch_set *s, struct bch_bnode *n)
 	return r;
 }
 
+/* gc's count of the live data every key of @n's subtree points to. */
+static void count_node(struct bch_set *s, const struct bch_bnode *n)
+{
+	u32 i, j;
+
+	for (i = 0; i < n->nr_child; i++)
+		count_node(s, n->child[i]);
+	for (i = 0; !n->level && i < n->ks.nr_sets; i++)
+		for (j = 0; j < n->ks.set[i].e.nr; j++)
+			bch_alloc_count_key(&s->a, &n->ks.set[i].e.k[j]);
+}
+
 int bch_set_gc(struct bch_set *s)
 {
-	struct bch_alloc *a = &s->a;
-	u64 i;
 	int r;
 
 	r = gc_node(s, s->t.root);
 	if (r)
 		return r;
-	/* Recount from the index: nothing is live until a key says so. */
-	a->nr_data = 0;
-	for (i = 0; i < a->nbuckets; i++) {
-		struct bch_bucket *b = &a->b[i];
-
-		b->oldest_gen = a->gens[i];
-		if (b->state == BCH_BUCKET_DATA || b->state == BCH_BUCKET_FREE) {
-			b->state = BCH_BUCKET_FREE;
-			b->sectors = 0;
-		} else if (b->state == BCH_BUCKET_OPEN) {
-			a->nr_data++;
-		}
-	}
-	mark_node(s, s->t.root);
+	/*
+	 * Recount from the index: nothing is live until a key says so.  Only
+	 * we change the index, so it is walked shared; the allocator keeps
+	 * serving data space meanwhile (alloc.h).
+	 */
+	bch_alloc_count_begin(&s->a);
+	count_node(s, s->t.root);
+	bch_alloc_count_end(&s->a);
 	s->gcs++;
 	return bch_set_commit(s);
 }

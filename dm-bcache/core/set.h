@@ -17,8 +17,15 @@
  *     lets the buckets be written.
  * Every structure is written to fresh buckets and named by a journal
  * entry before the old copy's bucket is released, so a crash at any point
- * leaves the last committed state readable.  Not locked: callers
- * serialise (the target holds its index lock for writing).
+ * leaves the last committed state readable.
+ *
+ * Locking: one caller at a time changes the set (the target's index
+ * worker), but readers of the in-memory index (lookups, data
+ * allocation) may run alongside it while it writes metadata.  The caller
+ * holds its lock shared around every call here except bch_set_insert()
+ * (exclusive); the set takes it exclusive through excl() only around
+ * changes readers could see, never across I/O.  The allocator's own
+ * lock (alloc.h) covers what readers allocate.
  */
 #ifndef DM_BCACHE_CORE_SET_H
 #define DM_BCACHE_CORE_SET_H
@@ -41,13 +48,20 @@ struct bch_set {
 	u64 prio_seq;
 	u64 replayed;			/* keys replayed at open */
 	u64 commits, refills, gcs;
+	u64 uncommitted;		/* keys inserted since the last commit */
+	/* See "Locking" above; NULL when the caller has no readers. */
+	void (*excl)(void *ctx, bool on);
+	void *excl_ctx;
 	/*
-	 * Called by a refill after the reclaimed buckets' gens are raised and
-	 * before anything is written to them (the new prio chain may be):
-	 * the target waits there for data I/O still addressing their old
-	 * contents.  May be NULL.
+	 * A refill raises the reclaimed buckets' gens, so no new lookup
+	 * reads them, then calls reuse_fence() (still exclusive) and
+	 * reuse_wait() (shared) before anything is written to them (the new
+	 * prio chain may be): the target waits there for data I/O begun
+	 * before the fence, which may still address their old contents.
+	 * Either may be NULL.
 	 */
-	void (*before_reuse)(void *ctx);
+	void (*reuse_fence)(void *ctx);
+	void (*reuse_wait)(void *ctx);
 	void *reuse_ctx;
 };
 
@@ -56,6 +70,10 @@ int bch_set_open(struct bch_set *s, const struct bch_meta_io *io,
 		 const struct bch_sb *sb);
 /* Free the memory; the caller commits first if it wants to. */
 void bch_set_close(struct bch_set *s);
+
+/* Let readers in during metadata I/O: see "Locking" above. */
+void bch_set_readers(struct bch_set *s, void (*excl_fn)(void *, bool),
+		     void *ctx);
 
 /* Insert extent @k into the index (newest).  0 or -errno. */
 int bch_set_insert(struct bch_set *s, const struct bch_key *k);

@@ -25,10 +25,71 @@ struct dev {
 	u64 flushes;
 };
 
+/*
+ * The locking contract of set.h, as the target relies on it: metadata
+ * I/O never inside an exclusive window, windows never nested, the reuse
+ * fence inside one and the wait outside, the allocator lock not nested.
+ */
+static int excl_depth, alloc_locked;
+static u64 excl_windows, fences, waits;
+
+static void excl_hook(void *ctx, bool on)
+{
+	(void)ctx;
+	CHECK(excl_depth == !on);
+	excl_depth = on;
+	excl_windows += on;
+}
+
+static void fence_hook(void *ctx)
+{
+	(void)ctx;
+	CHECK(excl_depth == 1);
+	fences++;
+}
+
+static void wait_hook(void *ctx)
+{
+	(void)ctx;
+	CHECK(excl_depth == 0 && fences == waits + 1);
+	waits++;
+}
+
+static void alloc_lock_hook(void *ctx)
+{
+	(void)ctx;
+	CHECK(!alloc_locked);
+	alloc_locked = 1;
+}
+
+static void alloc_unlock_hook(void *ctx)
+{
+	(void)ctx;
+	CHECK(alloc_locked);
+	alloc_locked = 0;
+}
+
+/* Open the set with the contract's hooks checking every call. */
+static int open_hooked(struct bch_set *s, const struct bch_meta_io *io,
+		       const struct bch_sb *sb)
+{
+	int r = bch_set_open(s, io, sb);
+
+	if (r)
+		return r;
+	bch_set_readers(s, excl_hook, NULL);
+	s->reuse_fence = fence_hook;
+	s->reuse_wait = wait_hook;
+	s->a.lock = alloc_lock_hook;
+	s->a.unlock = alloc_unlock_hook;
+	return 0;
+}
+
 static int dev_read(void *ctx, u64 sector, void *buf, size_t len)
 {
 	struct dev *d = ctx;
 
+	CHECK(!excl_depth);
 	if (sector * 512 + len > (u64)BUCKETS * BUCKET * 512)
 		return -EIO;
 	memcpy(buf, d->data + sector * 512, len);
@@ -39,6 +100,7 @@ static int dev_write(void *ctx, u64 sector, const void *buf, size_t len)
 {
 	struct dev *d = ctx;
 
+	CHECK(!excl_depth && !alloc_locked);
 	if (sector * 512 + len > (u64)BUCKETS * BUCKET * 512)
 		return -EIO;
 	memcpy(d->data + sector * 512, buf, len);
@@ -47,6 +109,7 @@ static int dev_write(void *ctx, u64 sector, const void *buf, size_t len)
 
 static int dev_flush(void *ctx)
 {
+	CHECK(!excl_depth && !alloc_locked);
 	((struct dev *)ctx)->flushes++;
 	return 0;
 }
@@ -203,7 +266,7 @@ static void run(unsigned int policy, u32 ops)
 	memset(model, 0, sizeof(model));
 	memset(model_tag, 0, sizeof(model_tag));
 	dev_format(&d, &sb, policy);
-	CHECK(!bch_set_open(&s, &d.io, &sb));
+	CHECK(!open_hooked(&s, &d.io, &sb));
 	for (i = 0; i < ops; i++) {
 		u64 op = rnd() % 1000;
 		u32 len = 1 + rnd() % 64;
@@ -232,12 +295,13 @@ static void run(unsigned int policy, u32 ops)
 			commits += s.commits;
 			bch_set_close(&s);
 			check_clean(&d);
-			CHECK(!bch_set_open(&s, &d.io, &sb));
+			CHECK(!open_hooked(&s, &d.io, &sb));
 			compare(&s, &d);
 			reopens++;
 		}
 	}
 	CHECK(reopens > 5);
+	CHECK(excl_windows > 100 && fences > 10 && waits == fences);
 	refills += s.refills;
 	commits += s.commits;
 	fprintf(stderr, "  %u ops: %u reopens, %llu refills, %llu commits, depth %u\n",
@@ -248,7 +312,7 @@ static void run(unsigned int policy, u32 ops)
 	CHECK(!bch_set_commit(&s));
 	bch_set_close(&s);
 	check_clean(&d);
-	CHECK(!bch_set_open(&s, &d.io, &sb));
+	CHECK(!open_hooked(&s, &d.io, &sb));
 	compare(&s, &d);
 	CHECK(s.replayed == 0);		/* all of it in the nodes */
 	bch_set_close(&s);

@@ -20,7 +20,7 @@ set -- $st
 # 23 fixed words, then the named counters: their word count, then pairs.
 expect_eq "field count" "$#" $((24 + ${24}))
 expect_eq "counter names" "$(echo "$st" | cut -d' ' -f25- | tr ' ' '\n' | sed -n 'p;n' | tr '\n' ' ')" \
-	"bypass_sequential bypass_congested bypass_mode bypass_busy bypass_nospace bypass_failed gc_runs reclaims commits cache_errors "
+	"bypass_sequential bypass_congested bypass_mode bypass_busy bypass_nospace bypass_failed gc_runs reclaims commits cache_errors deferred "
 expect_eq "target" "$3" bcache
 expect_eq "block size" "$4" 1
 # 256 MiB: 512 KiB buckets halved to 256 KiB (512 sectors) for 1024 buckets.
@@ -60,7 +60,7 @@ mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
 m=/sys/kernel/security/ima/ascii_runtime_measurements
 ima=$(grep dm_table_load $m | tail -n 1 | awk '{ print $NF }' | xxd -r -p | tr -d '\0')
 log "ima: $ima"
-echo "$ima" | grep -q "target_name=bcache,target_version=1\.2\.0,cache_dev=$CACHE_MM,origin_dev=$ORIGIN_MM,cache_mode=writethrough,state=rw,origin_layout=raw,data_offset=0,block_size=1;" ||
+echo "$ima" | grep -q "target_name=bcache,target_version=1\.3\.0,cache_dev=$CACHE_MM,origin_dev=$ORIGIN_MM,cache_mode=writethrough,state=rw,origin_layout=raw,data_offset=0,block_size=1;" ||
 	fail "IMA measurement lacks the bcache status"
 dmsetup remove dmb
 
