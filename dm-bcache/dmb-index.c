@@ -332,14 +332,16 @@ static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
 
 /*
  * Metadata failed: stop using the cache; the origin serves everything.
- * From here on writes are not recorded in the index, so before the state
- * changes (the worker holds index_lock for writing, which holds back
- * every write that would be indexed) the cache is marked untrusted: its
- * superblock loses the synchronous flag, which makes the next
- * constructor (and the mainline driver) start an empty set on it instead
- * of serving what it held.  If even that write fails, the cache device is
- * gone; bcache_check must then look at it before it is used again.
+ * From here on writes are not recorded in the index (the worker drops
+ * the keys of writes it finds done), so before the state changes the
+ * cache is marked untrusted: its superblock loses the synchronous flag,
+ * which makes the next constructor (and the mainline driver) start an
+ * empty set on it instead of serving what it held.  If even that write
+ * fails, the cache device is gone; bcache_check must then look at it
+ * before it is used again.
  */
+static void origin_detach(struct dmb_index *ix);
+
 static void index_failed(struct dmb_index *ix, const char *what, int r)
 {
 	struct bch_sb *sb;
@@ -358,6 +360,7 @@ static void index_failed(struct dmb_index *ix, const char *what, int r)
 		DMERR("cache %s: cannot mark the cache untrusted; check it before use",
 		      ix->name);
 	kfree(sb);
+	origin_detach(ix);
 	WRITE_ONCE(ix->state, DMB_STATE_FAIL);
 	ix->needs_check = true;
 }
@@ -570,21 +573,51 @@ static bool origin_attached(struct dmb_cache *dc)
 	       !memcmp(sb->set_uuid, dc->cache_sb.set_uuid, 16);
 }
 
+/* Write the backing origin's superblock with @set_uuid and @state. */
+static int origin_record(struct dmb_index *ix, const u8 *set_uuid,
+			 unsigned int state)
+{
+	struct bch_sb *sb = &ix->origin_sb;
+
+	memcpy(sb->set_uuid, set_uuid, 16);
+	sb->flags &= ~((u64)BCH_BDEV_STATE_MASK << BCH_BDEV_STATE_SHIFT);
+	sb->flags |= (u64)state << BCH_BDEV_STATE_SHIFT;
+	sb->seq++;
+	return bch_sb_write(&ix->origin_meta.io, sb) ?:
+	       ix->origin_meta.io.flush(ix->origin_meta.io.ctx);
+}
+
 /*
  * Record the attachment in the backing superblock as the mainline driver
  * does when it attaches a device: the set's UUID and state clean.  Then
  * the driver, given this cache and origin, serves what we cached.
  */
-static int origin_attach(struct dmb_cache *dc)
+static int origin_attach(struct dmb_cache *dc, struct dmb_index *ix)
 {
-	struct bch_sb *sb = &dc->origin_info.sb;
+	int r = origin_record(ix, dc->cache_sb.set_uuid, BCH_BDEV_STATE_CLEAN);
 
-	memcpy(sb->set_uuid, dc->cache_sb.set_uuid, 16);
-	sb->flags &= ~((u64)BCH_BDEV_STATE_MASK << BCH_BDEV_STATE_SHIFT);
-	sb->flags |= (u64)BCH_BDEV_STATE_CLEAN << BCH_BDEV_STATE_SHIFT;
-	sb->seq++;
-	return bch_sb_write(&dc->origin_meta.io, sb) ?:
-	       dc->origin_meta.io.flush(dc->origin_meta.io.ctx);
+	if (!r)
+		dc->origin_info.sb = ix->origin_sb;
+	return r;
+}
+
+/*
+ * The cache failed: the backing origin leaves the set in its superblock
+ * as well, as the mainline driver detaches a clean device (no set UUID,
+ * state none).  Even when the cache device is too far gone to be marked
+ * untrusted, the next constructor then finds the origin unattached and
+ * takes a fresh UUID slot, so nothing the cache held for it is served
+ * again.  Every write reached the origin (write-through), so nothing is
+ * lost.
+ */
+static void origin_detach(struct dmb_index *ix)
+{
+	static const u8 none[16];
+
+	if (ix->origin_backing &&
+	    origin_record(ix, none, BCH_BDEV_STATE_NONE))
+		DMERR("cache %s: cannot detach the origin in its superblock",
+		      ix->name);
 }
 
 static void index_free(struct dmb_index *ix)
@@ -599,6 +632,7 @@ static void index_free(struct dmb_index *ix)
 		destroy_workqueue(ix->fill_wq);
 	bioset_exit(&ix->bs);
 	dmb_meta_dev_exit(&ix->meta);
+	dmb_meta_dev_exit(&ix->origin_meta);
 	kvfree(ix->jkeys);
 	kvfree(ix);
 }
@@ -625,7 +659,7 @@ static int index_start(struct dmb_cache *dc, struct dmb_index *ix)
 	}
 	ix->inode = r;
 	if (!attached) {
-		r = origin_attach(dc);
+		r = origin_attach(dc, ix);
 		if (r) {
 			ti->error = "Error writing origin superblock";
 			return r;
@@ -681,6 +715,11 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 		return r;
 	}
 	r = dmb_meta_dev_init(&ix->meta, ix->cache_bdev);
+	if (!r && dc->layout == BCH_LAYOUT_BACKING) {
+		r = dmb_meta_dev_init(&ix->origin_meta, dc->origin_dev->bdev);
+		ix->origin_sb = dc->origin_info.sb;
+		ix->origin_backing = !r;
+	}
 	if (r) {
 		ti->error = "Cannot create dm-io client";
 		return r;

@@ -112,6 +112,10 @@ struct dmb_index {
 	sector_t data_offset;
 	char name[BDEVNAME_SIZE];	/* the cache device, for messages */
 	struct dmb_meta_dev meta;
+	/* A backing origin's superblock, which records the attachment. */
+	struct dmb_meta_dev origin_meta;
+	struct bch_sb origin_sb;
+	bool origin_backing;
 	enum dmb_state state;
 	bool needs_check;
 
