@@ -305,8 +305,12 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 
 	ti->num_flush_bios = 1;
-	/* Discards need invalidation that a later version brings. */
-	ti->num_discard_bios = 0;
+	/*
+	 * Discards invalidate what the cache holds of their range and go on
+	 * to the origin (dmb-io.c); dm offers them only when both devices
+	 * take them.
+	 */
+	ti->num_discard_bios = 1;
 	ti->per_io_data_size = sizeof(struct dmb_io);
 	return 0;
 bad:

@@ -81,6 +81,25 @@ expect_eq "misses after readahead" "$with" 0
 same_direct /dev/mapper/dmb $((220 * 2048)) $DATA_DEV $((48 * 2048)) $((2 * 2048)) ||
 	fail "data read ahead differs"
 
+# Discard: offered (both devices take discards), it invalidates what the
+# cache holds of its range and reaches the origin, which then reads
+# zeroes (qemu's discard=unmap); the range reads as the origin has it.
+dmdev=dm-$(dmsetup info -c --noheadings -o minor dmb | tr -d " ")
+[ "$(cat /sys/block/$dmdev/queue/discard_max_bytes)" -gt 0 ] || fail "discards not offered"
+dmsetup message dmb 0 clear_stats
+same_direct /dev/mapper/dmb $((24 * 2048)) $DATA_DEV $((8 * 2048)) $((4 * 2048)) ||
+	fail "data before the discard"
+expect_eq "misses before the discard" "$(misses)" 0
+blkdiscard -o $((24 * 1048576)) -l $((4 * 1048576)) /dev/mapper/dmb
+dmsetup message dmb 0 clear_stats
+dd if=/dev/mapper/dmb of=/tmp/through bs=1M skip=24 count=4 iflag=direct status=none
+dd if=$ORIGIN_DEV of=/tmp/origin bs=1M skip=24 count=4 iflag=direct status=none
+cmp /tmp/through /tmp/origin || fail "discarded range read back differs from the origin"
+log "discarded 4 MiB then read back: hits $(hits) misses $(misses)"
+expect_eq "hits in the discarded range" "$(hits)" 0
+cmp -n $((4 * 1048576)) /dev/zero /tmp/origin || fail "the discard did not reach the origin"
+rm -f /tmp/through /tmp/origin
+
 # Write-around: an overwrite of cached data invalidates it.
 dmsetup message dmb 0 cache_mode writearound
 write_data /dev/mapper/dmb 16 8
