@@ -6,8 +6,10 @@
 # re-creating the target an index as full as before, the 8 MiB written
 # last read back as hits only, and a verify pass.  (How many of the
 # verify reads hit is not asserted: fio verifies in the order it wrote,
-# the cyclic pattern on which lru evicts what comes next.)  Then ext4 on the target: files written, e2fsck -fn clean, and
-# the files read back equal after a remount.
+# the cyclic pattern on which lru evicts what comes next.)  Then a
+# sequential and a mixed 70/30 pass, each verified.  Then ext4 on the
+# target: files written, e2fsck -fn clean, and the files read back equal
+# after a remount.
 . /tests/lib.sh
 load_module
 wipe_head $CACHE_DEV
@@ -16,10 +18,11 @@ len=$((448 * 2048))
 table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough $NOBYPASS"
 dmsetup create dmb --table "$table"
 
-fio_args="--filename=/dev/mapper/dmb --ioengine=libaio --direct=1
+base_args="--filename=/dev/mapper/dmb --ioengine=libaio --direct=1
 	--iodepth=16 --numjobs=2 --size=192M --offset_increment=192M
-	--bssplit=4k/50:16k/30:64k/20 --verify=crc32c --verify_fatal=1
-	--randrepeat=1 --eta=never --group_reporting"
+	--verify=crc32c --verify_fatal=1 --randrepeat=1 --eta=never
+	--group_reporting"
+fio_args="$base_args --bssplit=4k/50:16k/30:64k/20"
 # shellcheck disable=SC2086
 fio --name=load $fio_args --rw=randwrite --do_verify=1 --output=/tmp/fio.out &
 fio_pid=$!
@@ -66,6 +69,24 @@ fio --name=load $fio_args --rw=randwrite --verify_only --output=/tmp/fio3.out ||
 	{ cat /tmp/fio3.out; fail "verify after re-creating failed"; }
 dmsetup status dmb
 log "verify after re-creating: $(status_field dmb 5) hits, $(status_field dmb 6) misses"
+
+# Sequential, then mixed: two jobs writing their halves sequentially in
+# 256 KiB requests, then two doing 70/30 random 4 KiB reads and writes
+# (64 MiB each), each verified at the end; bcache_check clean after.
+for pass in "seq --rw=write --bs=256k" "mixed --rw=randrw --rwmixread=70 --bs=4k --io_size=64M"; do
+	# shellcheck disable=SC2086
+	set -- $pass
+	name=$1
+	shift
+	# shellcheck disable=SC2086
+	fio --name=$name $base_args "$@" --do_verify=1 --output=/tmp/fio-$name.out ||
+		{ cat /tmp/fio-$name.out; fail "fio $name write+verify failed"; }
+	grep -q 'err= 0' /tmp/fio-$name.out || { cat /tmp/fio-$name.out; fail "fio $name reported errors"; }
+	log "$name: hits $(status_field dmb 5) misses $(status_field dmb 6), written $(status_field dmb 8)"
+done
+dmsetup remove dmb
+bcache_check -q $CACHE_DEV || fail "bcache_check after the sequential and mixed passes"
+dmsetup create dmb --table "$table"
 
 # ext4 with a file workload.
 modprobe ext4
