@@ -23,6 +23,12 @@
 #define DMB_JOURNAL_BATCH	512	/* keys that journal at once */
 #define DMB_GC_EVERY_REFILLS	16
 /*
+ * Leaves one gc step visits: the worker goes back to inserting and
+ * journalling between steps, so write completions never wait for more
+ * than a step (core/set.h, bch_set_gc_step()).
+ */
+#define DMB_GC_STEP_LEAVES	8
+/*
  * Keys inserted between commits.  A leaf's keys since its last write sit
  * in one unsorted-into-pivots set that every insert and lookup walks;
  * committing (a bset appended per changed leaf) keeps it short, as the
@@ -363,6 +369,7 @@ static void index_failed(struct dmb_index *ix, const char *what, int r)
 	origin_detach(ix);
 	WRITE_ONCE(ix->state, DMB_STATE_FAIL);
 	ix->needs_check = true;
+	wake_up_all(&ix->gc_wait);	/* gc messages waiting: no pass comes */
 }
 
 static int journal_now(struct dmb_index *ix)
@@ -382,6 +389,35 @@ static u64 ready_above_reserve(struct dmb_index *ix)
 	struct bch_alloc *a = &ix->set.a;
 
 	return a->nr_ready > a->reserve ? a->nr_ready - a->reserve : 0;
+}
+
+/*
+ * gc when reclaim found nothing, every DMB_GC_EVERY_REFILLS reclaims and
+ * when a message asks, one step per run of the worker: it queues itself
+ * again until the pass ends, serving what completions hand it between.
+ */
+static void gc_step(struct dmb_index *ix)
+{
+	u64 req = READ_ONCE(ix->gc_req);
+	int r;
+
+	if (!ix->set.gc_running) {
+		if (!ix->gc_requested && req == ix->gc_done_req &&
+		    ix->refills_since_gc < DMB_GC_EVERY_REFILLS)
+			return;
+		ix->gc_requested = false;
+		ix->refills_since_gc = 0;
+		ix->gc_pass_req = req;	/* what this pass answers */
+	}
+	r = bch_set_gc_step(&ix->set, DMB_GC_STEP_LEAVES);
+	if (r == 1) {
+		queue_work(ix->wq, &ix->index_work);
+		return;
+	}
+	if (r)
+		index_failed(ix, "gc", r);
+	WRITE_ONCE(ix->gc_done_req, ix->gc_pass_req);
+	wake_up_all(&ix->gc_wait);
 }
 
 /* Keep a batch of buckets ready above the reserve; gc when reclaim stalls. */
@@ -412,13 +448,7 @@ static void maintain(struct dmb_index *ix)
 		}
 		ix->refills_since_gc++;
 	}
-	if (ix->gc_requested || ix->refills_since_gc >= DMB_GC_EVERY_REFILLS) {
-		ix->gc_requested = false;
-		ix->refills_since_gc = 0;
-		r = bch_set_gc(&ix->set);
-		if (r)
-			index_failed(ix, "gc", r);
-	}
+	gc_step(ix);
 }
 
 static void submit_to_origin(struct bio *bio)
@@ -698,6 +728,7 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 	INIT_WORK(&ix->index_work, index_work);
 	INIT_DELAYED_WORK(&ix->journal_work, journal_work);
 	init_waitqueue_head(&ix->cache_io_wait);
+	init_waitqueue_head(&ix->gc_wait);
 	spin_lock_init(&ix->span_lock);
 	INIT_LIST_HEAD(&ix->spans);
 
@@ -828,7 +859,10 @@ int dmb_index_sync(struct dmb_index *ix)
 	down_read(&ix->index_lock);
 	if (ix->state == DMB_STATE_RW) {
 		ix->nr_jkeys = 0;	/* the commit puts them in the nodes */
-		r = bch_set_commit(&ix->set);
+		/* No gc steps while suspended: a pass under way ends now. */
+		r = ix->set.gc_running ? bch_set_gc(&ix->set) : 0;
+		if (!r)
+			r = bch_set_commit(&ix->set);
 		if (!r)
 			r = bch_set_save_prios(&ix->set);
 		if (r)
@@ -847,14 +881,21 @@ void dmb_index_resume(struct dmb_index *ix)
 	WRITE_ONCE(ix->synced, false);
 }
 
-/* The gc message: a pass now, and its commit; the cache's state after. */
+/*
+ * The gc message: a whole pass that starts after the request (one under
+ * way when it comes does not count), and its commit; then the cache's
+ * state.
+ */
 int dmb_index_gc(struct dmb_index *ix)
 {
+	u64 req;
+
 	spin_lock_irq(&ix->lock);
-	ix->gc_requested = true;
+	req = ++ix->gc_req;
 	spin_unlock_irq(&ix->lock);
 	dmb_index_kick(ix);
-	flush_workqueue(ix->wq);
+	wait_event(ix->gc_wait, READ_ONCE(ix->gc_done_req) >= req ||
+		   READ_ONCE(ix->state) != DMB_STATE_RW);
 	return READ_ONCE(ix->state) == DMB_STATE_RW ? 0 : -EIO;
 }
 

@@ -127,7 +127,10 @@ struct dmb_index {
 	struct bch_key *jkeys;		/* inserted, not yet journalled */
 	u32 nr_jkeys, cap_jkeys;
 	u32 refills_since_gc;
-	bool gc_requested;
+	bool gc_requested;		/* reclaim found nothing */
+	/* gc messages: requests made, and the last one a finished pass served */
+	u64 gc_req, gc_done_req, gc_pass_req;
+	wait_queue_head_t gc_wait;
 
 	struct workqueue_struct *wq;	/* ordered: every index change */
 	struct workqueue_struct *fill_wq;

@@ -79,6 +79,10 @@ void bch_btree_free(struct bch_btree *t)
 	if (t->root)
 		node_free(t->root);
 	t->root = NULL;
+	bch_free(t->removed);
+	t->removed = NULL;
+	t->nr_removed = 0;
+	t->cap_removed = 0;
 }
 
 /* Index of the child covering position (inode, offset). */
@@ -219,6 +223,16 @@ int bch_btree_insert(struct bch_btree *t, const struct bch_key *k)
 	}
 	t->root = root;
 	return split_child(t, root, 0);
+}
+
+struct bch_bnode *bch_btree_leaf_after(const struct bch_btree *t, u64 inode,
+				       u64 offset)
+{
+	struct bch_bnode *n = t->root;
+
+	while (n->level)
+		n = n->child[child_for(n, inode, offset)];
+	return n;
 }
 
 const struct bch_key *bch_btree_lookup(const struct bch_btree *t, u64 inode,

@@ -136,9 +136,27 @@ static int write_node(struct bch_btree_writer *w, struct bch_bnode *n)
 	return append(w, n);
 }
 
+/* Nodes coalescing removed: their buckets go back after the commit too. */
+static int take_removed(struct bch_btree *t, struct bch_btree_writer *w)
+{
+	u32 i;
+
+	if (bch_array_grow((void **)&w->released, &w->cap_released,
+			   w->nr_released, w->nr_released + t->nr_removed,
+			   sizeof(*w->released), 16))
+		return -ENOMEM;
+	for (i = 0; i < t->nr_removed; i++)
+		w->released[w->nr_released++] =
+			bch_ptr_bucket(w->g, t->removed[i]);
+	t->nr_removed = 0;
+	return 0;
+}
+
 int bch_btree_write(struct bch_btree *t, struct bch_btree_writer *w)
 {
-	return write_node(w, t->root);
+	int r = take_removed(t, w);
+
+	return r ? r : write_node(w, t->root);
 }
 
 static bool subtree_dirty(const struct bch_bnode *n)
@@ -155,5 +173,5 @@ static bool subtree_dirty(const struct bch_bnode *n)
 
 bool bch_btree_dirty(const struct bch_btree *t)
 {
-	return subtree_dirty(t->root);
+	return t->nr_removed || subtree_dirty(t->root);
 }

@@ -8,7 +8,8 @@
  * point there, up to the root.  Nothing written is ever overwritten in
  * place, so the tree the last journal entry names stays intact until the
  * next entry names the new root; the buckets the old images used are
- * handed back only then (bch_btree_writer.released).
+ * handed back only then (bch_btree_writer.released), and so are those of
+ * nodes coalescing removed (bch_btree.removed, taken over by each write).
  *
  * A full write drops stale keys and invalidations (keys without pointers)
  * from a leaf, which is also how gc shrinks the index.
@@ -31,14 +32,15 @@ struct bch_btree_writer {
 	const struct bch_meta_io *io;
 	const struct bch_geom *g;
 	struct bch_alloc *a;		/* buckets for new images */
-	u64 *released;			/* buckets of replaced images */
+	u64 *released;			/* of replaced or removed nodes */
 	u32 nr_released, cap_released;
 	u64 nodes_written;		/* whole images */
 	u64 bsets_appended;
 };
 
 /*
- * Write every changed node of @t.  On -ENOSPC (no READY bucket) what was
+ * Write every changed node of @t, first moving the buckets of the nodes
+ * it removed onto @w->released.  On -ENOSPC (no READY bucket) what was
  * written stays written, and a call after the allocator is refilled goes
  * on from there.  0 or -errno.
  */

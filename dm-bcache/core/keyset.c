@@ -150,6 +150,57 @@ const struct bch_key *bch_keyset_lookup(const struct bch_keyset *ks,
 	return NULL;
 }
 
+/*
+ * Keep (*@inode, *@sector) if a key of that inode ends after it, else
+ * move to the start of the next inode holding keys (lookups find where
+ * in it).  false when no key lies after the position.
+ */
+static bool first_key_from(const struct bch_keyset *ks, u64 *inode,
+			   u64 *sector)
+{
+	const struct bch_key *best = NULL;
+	u32 i, at;
+
+	for (i = 0; i < ks->nr_sets; i++) {
+		const struct bch_extents *e = &ks->set[i].e;
+
+		at = bch_extents_seek(e, *inode, *sector);
+		if (at < e->nr && (!best || bch_key_cmp(&e->k[at], best) < 0))
+			best = &e->k[at];
+	}
+	if (!best)
+		return false;
+	if (bch_key_inode(best) != *inode) {
+		*inode = bch_key_inode(best);
+		*sector = 0;
+	}
+	return true;
+}
+
+u32 bch_keyset_count(const struct bch_keyset *ks)
+{
+	const struct bch_key *k, *prev = NULL;
+	u64 inode = 0, sector = 0, next;
+	u32 n = 0;
+
+	if (ks->nr_sets == 1)
+		return ks->set[0].e.nr;
+	while (first_key_from(ks, &inode, &sector)) {
+		k = bch_keyset_lookup(ks, inode, sector, &next);
+		/* A key seen again after another is a second piece of it. */
+		if (k && k != prev)
+			n++;
+		prev = k;
+		if (next != ~0ULL) {
+			sector = next;
+		} else {	/* nothing more in this inode */
+			inode++;
+			sector = 0;
+		}
+	}
+	return n;
+}
+
 int bch_keyset_split(struct bch_keyset *ks, struct bch_keyset *right,
 		     struct bch_key *left_end)
 {

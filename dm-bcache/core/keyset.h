@@ -62,6 +62,14 @@ int bch_keyset_filter(struct bch_keyset *ks,
 		      void *ctx);
 
 /*
+ * Keys @ks would hold after bch_keyset_compact(), counted without merging
+ * anything: the pieces of keys a walk by lookup sees (a key partly masked
+ * by newer sets counts once per visible piece).  Deciding whether two
+ * leaves fit in one must not rewrite either when they do not.
+ */
+u32 bch_keyset_count(const struct bch_keyset *ks);
+
+/*
  * Split a leaf that grew too big: merge @ks, then move its keys from about
  * 3/5 on into @right (initialised here).  *@left_end gets the left half's
  * last key, whose position becomes the left node's key in the parent; the

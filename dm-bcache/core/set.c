@@ -358,47 +358,71 @@ static int gc_leaf(struct bch_set *s, struct bch_bnode *n)
 	return r < 0 ? r : 0;
 }
 
-static int gc_node(struct bch_set *s, struct bch_bnode *n)
-{
-	u32 i;
-	int r = 0;
-
-	for (i = 0; i < n->nr_child && !r; i++)
-		r = gc_node(s, n->child[i]);
-	if (!r && !n->level)
-		r = gc_leaf(s, n);
-	return r;
-}
-
-/* gc's count of the live data every key of @n's subtree points to. */
-static void count_node(struct bch_set *s, const struct bch_bnode *n)
+/* gc's count of the live data the keys of leaf @n point to. */
+static void count_leaf(struct bch_set *s, const struct bch_bnode *n)
 {
 	u32 i, j;
 
-	for (i = 0; i < n->nr_child; i++)
-		count_node(s, n->child[i]);
-	for (i = 0; !n->level && i < n->ks.nr_sets; i++)
+	for (i = 0; i < n->ks.nr_sets; i++)
 		for (j = 0; j < n->ks.set[i].e.nr; j++)
 			bch_alloc_count_key(&s->a, &n->ks.set[i].e.k[j]);
+}
+
+/* The end of a pass: merges, the counts installed, a commit. */
+static int gc_finish(struct bch_set *s)
+{
+	int r;
+
+	/*
+	 * Nodes left nearly empty merge; the commit below names the smaller
+	 * tree and only then frees the buckets of the nodes that went.
+	 */
+	excl(s, true);
+	r = bch_btree_coalesce(&s->t);
+	excl(s, false);
+	bch_alloc_count_end(&s->a);
+	s->gc_running = false;
+	s->gcs++;
+	return r ?: bch_set_commit(s);
+}
+
+int bch_set_gc_step(struct bch_set *s, u32 leaves)
+{
+	struct bch_bnode *n;
+	int r;
+
+	if (!s->gc_running) {
+		/* Nothing is live until a key says so (alloc.h). */
+		bch_alloc_count_begin(&s->a);
+		s->gc_running = true;
+		s->gc_inode = 0;
+		s->gc_offset = 0;
+	}
+	for (; leaves; leaves--) {
+		n = bch_btree_leaf_after(&s->t, s->gc_inode, s->gc_offset);
+		r = gc_leaf(s, n);
+		if (r) {
+			s->gc_running = false;
+			return r;
+		}
+		count_leaf(s, n);
+		if (!bch_key_cmp_pos(&n->key, bch_key_inode(&bch_max_key),
+				     bch_max_key.low))
+			return gc_finish(s);
+		s->gc_inode = bch_key_inode(&n->key);
+		s->gc_offset = n->key.low;
+	}
+	return 1;
 }
 
 int bch_set_gc(struct bch_set *s)
 {
 	int r;
 
-	r = gc_node(s, s->t.root);
-	if (r)
-		return r;
-	/*
-	 * Recount from the index: nothing is live until a key says so.  Only
-	 * we change the index, so it is walked shared; the allocator keeps
-	 * serving data space meanwhile (alloc.h).
-	 */
-	bch_alloc_count_begin(&s->a);
-	count_node(s, s->t.root);
-	bch_alloc_count_end(&s->a);
-	s->gcs++;
-	return bch_set_commit(s);
+	do {
+		r = bch_set_gc_step(s, ~0U);
+	} while (r == 1);
+	return r;
 }
 
 static void uuid_key(struct bch_set *s, u64 bucket, struct bch_key *k)

@@ -49,6 +49,9 @@ struct bch_set {
 	u64 replayed;			/* keys replayed at open */
 	u64 commits, refills, gcs;
 	u64 uncommitted;		/* keys inserted since the last commit */
+	/* A gc pass in steps: the position after the last leaf visited. */
+	bool gc_running;
+	u64 gc_inode, gc_offset;
 	/* See "Locking" above; NULL when the caller has no readers. */
 	void (*excl)(void *ctx, bool on);
 	void *excl_ctx;
@@ -111,10 +114,24 @@ int bch_set_save_prios(struct bch_set *s);
 
 /*
  * Garbage collection: recount every bucket's live data and oldest
- * pointer gen from the index, and drop stale keys from leaves that hold
- * many (they are rewritten by the next commit, which gc makes).  0 or -errno.
+ * pointer gen from the index, drop stale keys from leaves that hold
+ * many, and merge nodes that fit in one (bch_btree_coalesce()); what
+ * changed is rewritten by the commit gc makes, and the buckets of merged
+ * away nodes are freed after it.  0 or -errno.
  */
 int bch_set_gc(struct bch_set *s);
+
+/*
+ * gc in steps, so that a caller can serve inserts, journal writes and
+ * reclaims in between: each call visits up to @leaves more leaves in key
+ * order (stale keys dropped, live data counted beside the allocator's
+ * own counts), and the call that reaches the last leaf merges nodes,
+ * installs the counts and commits.  Keys inserted between steps are
+ * safe: at worst a bucket looks fuller or emptier until the next pass,
+ * which costs cached data, never correctness (reclaim raises gens).
+ * 1 while the pass goes on, 0 when it ended, or -errno (pass dropped).
+ */
+int bch_set_gc_step(struct bch_set *s, u32 leaves);
 
 /*
  * The UUID slot (key inode) holding @uuid, adding it to the table (a new

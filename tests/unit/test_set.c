@@ -7,6 +7,14 @@
  * constructor would) at random points.  After every reopen the index must
  * answer every sector as the model says (data in a reclaimed bucket is
  * gone, never wrong) and bch_check() must find the device clean.
+ *
+ * Twice, a third and two thirds through, most of the space is
+ * invalidated or overwritten so that leaves empty out, and gc must merge
+ * nodes: once crashing inside its commit (the journal write fails, so the
+ * tree before it must come back and nothing it replaced may be free yet)
+ * and once completing, with a crash right after it (the merged, shallower
+ * tree must come back, and the buckets of the nodes merged away must be
+ * free again).
  */
 #include <stdlib.h>
 
@@ -23,6 +31,14 @@ struct dev {
 	u8 *data;
 	struct bch_meta_io io;
 	u64 flushes;
+	const struct bch_sb *sb;
+	bool fail_journal;		/* writes to journal buckets fail */
+};
+
+/* What a run did, summed over the sets it opened. */
+struct tally {
+	u32 reopens;
+	u64 refills, commits, merges, steps;
 };
 
 /*
@@ -99,10 +115,14 @@ static int dev_read(void *ctx, u64 sector, void *buf, size_t len)
 static int dev_write(void *ctx, u64 sector, const void *buf, size_t len)
 {
 	struct dev *d = ctx;
+	u32 i;
 
 	CHECK(!excl_depth && !alloc_locked);
 	if (sector * 512 + len > (u64)BUCKETS * BUCKET * 512)
 		return -EIO;
+	for (i = 0; d->fail_journal && i < d->sb->keys; i++)
+		if (sector / BUCKET == d->sb->d[i])
+			return -EIO;
 	memcpy(d->data + sector * 512, buf, len);
 	return 0;
 }
@@ -143,6 +163,8 @@ static void dev_format(struct dev *d, struct bch_sb *sb, unsigned int policy)
 	d->io = (struct bch_meta_io){ .ctx = d, .sectors = p.dev_sectors,
 				      .lbs = 512, .read = dev_read,
 				      .write = dev_write, .flush = dev_flush };
+	d->sb = sb;
+	d->fail_journal = false;
 	p.uuid[0] = p.set_uuid[0] = 9;
 	CHECK(!bch_format_cache_sb(&p, sb));
 	CHECK(!bch_sb_write(&d->io, sb));
@@ -255,13 +277,72 @@ static void check_clean(struct dev *d)
 	}
 }
 
+/* A crash: drop the set, check the device, open it again, compare. */
+static void reopen(struct bch_set *s, struct dev *d, const struct bch_sb *sb,
+		   struct tally *tl)
+{
+	tl->refills += s->refills;
+	tl->commits += s->commits;
+	tl->merges += s->t.nr_merges;
+	bch_set_close(s);
+	check_clean(d);
+	CHECK(!open_hooked(s, &d->io, sb));
+	compare(s, d);
+	tl->reopens++;
+}
+
+/*
+ * Leave leaves nearly empty: invalidate 7/8 of the space, overwrite the
+ * rest with long writes (fewer, longer keys), commit.  Then gc, whose
+ * commit crashes: the tree before it comes back.  Then gc to the end and
+ * crash right after: fewer nodes, a shallower tree and fewer metadata
+ * buckets (those of removed nodes released), all of it back after reopen.
+ */
+static void shrink(struct bch_set *s, struct dev *d, const struct bch_sb *sb,
+		   struct tally *tl)
+{
+	u64 start, nodes, meta;
+	u32 i, depth = bch_btree_depth(&s->t);
+
+	CHECK(depth >= 2);
+	for (start = 0; start < SPACE / 8 * 7; start += 1024)
+		do_invalidate(s, start, 1024);
+	for (; start < SPACE; start += 1024)
+		do_write(s, d, start, 1024, false);
+	CHECK(!bch_set_commit(s));
+	nodes = s->t.nr_nodes;
+
+	d->fail_journal = true;
+	CHECK(bch_set_gc(s) == -EIO);
+	CHECK(s->t.nr_merges > 0);
+	/* No entry names the merged tree: nothing it replaced is free yet. */
+	CHECK(s->bw.nr_released >= nodes - s->t.nr_nodes);
+	for (i = 0; i < s->bw.nr_released; i++)
+		CHECK(s->a.b[s->bw.released[i]].state == BCH_BUCKET_META);
+	d->fail_journal = false;
+	reopen(s, d, sb, tl);
+	CHECK(s->t.nr_nodes == nodes && bch_btree_depth(&s->t) == depth);
+
+	CHECK(!bch_set_commit(s));	/* every node placed: counted in meta */
+	meta = s->a.nr_meta;
+	CHECK(!bch_set_gc(s));
+	CHECK(s->t.nr_merges > 0 && s->t.nr_nodes < nodes);
+	CHECK(bch_btree_depth(&s->t) < depth);
+	CHECK(!s->bw.nr_released);
+	CHECK(s->a.nr_meta == meta - (nodes - s->t.nr_nodes));
+	nodes = s->t.nr_nodes;
+	depth = bch_btree_depth(&s->t);
+	reopen(s, d, sb, tl);
+	CHECK(s->t.nr_nodes == nodes && bch_btree_depth(&s->t) == depth);
+}
+
 static void run(unsigned int policy, u32 ops)
 {
 	struct bch_set s;
 	struct bch_sb sb;
 	struct dev d;
-	u32 i, reopens = 0;
-	u64 refills = 0, commits = 0;
+	struct tally t = { 0 };
+	u32 i;
 
 	memset(model, 0, sizeof(model));
 	memset(model_tag, 0, sizeof(model_tag));
@@ -272,14 +353,25 @@ static void run(unsigned int policy, u32 ops)
 		u32 len = 1 + rnd() % 64;
 		u64 start = rnd() % (SPACE - len);
 
-		if (op < 900)
+		/* A gc pass in steps goes on between the other operations. */
+		if (s.gc_running && !(rnd() % 8)) {
+			int r = bch_set_gc_step(&s, 1);
+
+			CHECK(r == 0 || r == 1);
+			t.steps++;
+		}
+		if (i == ops / 3 || i == ops / 3 * 2)
+			shrink(&s, &d, &sb, &t);
+		else if (op < 900)
 			do_write(&s, &d, start, len, false);
 		else if (op < 980)
 			do_invalidate(&s, start, len);
 		else if (op < 990)
 			CHECK(!bch_set_commit(&s));
-		else if (op < 993)
+		else if (op < 993 && (rnd() & 1))
 			CHECK(!bch_set_gc(&s));
+		else if (op < 993)
+			CHECK(bch_set_gc_step(&s, 1) >= 0);
 		else if (op < 996 || i == ops - 1) {
 			/*
 			 * A crash, after a write that was not journalled:
@@ -291,23 +383,20 @@ static void run(unsigned int policy, u32 ops)
 				s.a.open_used = BUCKET;
 			}
 			do_write(&s, &d, start, len, true);
-			refills += s.refills;
-			commits += s.commits;
-			bch_set_close(&s);
-			check_clean(&d);
-			CHECK(!open_hooked(&s, &d.io, &sb));
-			compare(&s, &d);
-			reopens++;
+			reopen(&s, &d, &sb, &t);
 		}
 	}
-	CHECK(reopens > 5);
+	CHECK(t.reopens > 5);
+	CHECK(t.steps > ops / 1000);	/* passes ran interleaved */
 	CHECK(excl_windows > 100 && fences > 10 && waits == fences);
-	refills += s.refills;
-	commits += s.commits;
-	fprintf(stderr, "  %u ops: %u reopens, %llu refills, %llu commits, depth %u\n",
-		ops, reopens, refills, commits, bch_btree_depth(&s.t));
-	CHECK(refills > 10);		/* the cache filled and was reused */
-	CHECK(commits > 10);
+	t.refills += s.refills;
+	t.commits += s.commits;
+	t.merges += s.t.nr_merges;
+	fprintf(stderr, "  %u ops: %u reopens, %llu refills, %llu commits, %llu merges, %llu gc steps, depth %u\n",
+		ops, t.reopens, t.refills, t.commits, t.merges, t.steps,
+		bch_btree_depth(&s.t));
+	CHECK(t.refills > 10);		/* the cache filled and was reused */
+	CHECK(t.commits > 10);
 	CHECK(bch_btree_depth(&s.t) >= 2);
 	CHECK(!bch_set_commit(&s));
 	bch_set_close(&s);
