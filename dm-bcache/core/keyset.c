@@ -179,18 +179,19 @@ static bool first_key_from(const struct bch_keyset *ks, u64 *inode,
 
 u32 bch_keyset_count(const struct bch_keyset *ks)
 {
-	const struct bch_key *k, *prev = NULL;
 	u64 inode = 0, sector = 0, next;
 	u32 n = 0;
 
 	if (ks->nr_sets == 1)
 		return ks->set[0].e.nr;
+	/*
+	 * A lookup's answer holds until the key ends or a newer one starts,
+	 * so each answer is one piece: a key masked in its middle by a newer
+	 * one is answered twice, as merging leaves it in two.
+	 */
 	while (first_key_from(ks, &inode, &sector)) {
-		k = bch_keyset_lookup(ks, inode, sector, &next);
-		/* A key seen again after another is a second piece of it. */
-		if (k && k != prev)
+		if (bch_keyset_lookup(ks, inode, sector, &next))
 			n++;
-		prev = k;
 		if (next != ~0ULL) {
 			sector = next;
 		} else {	/* nothing more in this inode */

@@ -64,8 +64,8 @@ int bch_keyset_filter(struct bch_keyset *ks,
 /*
  * Keys @ks would hold after bch_keyset_compact(), counted without merging
  * anything: the pieces of keys a walk by lookup sees (a key partly masked
- * by newer sets counts once per visible piece).  Deciding whether two
- * leaves fit in one must not rewrite either when they do not.
+ * by newer sets counts once per visible piece), so deciding whether two
+ * leaves fit in one changes neither when they do not.
  */
 u32 bch_keyset_count(const struct bch_keyset *ks);
 

@@ -173,14 +173,32 @@ static void model_drop_holes(void)
 				model[inode][s] = 0;
 }
 
-/* No writer here: clear the marks, so coalescing's own show. */
-static void clear_rewrite(struct bch_bnode *n)
+/*
+ * No writer here: clear the rewrite marks, so coalescing's own show, and
+ * note each node's load (plus one) by its bucket in @load.
+ */
+static void clear_rewrite(struct bch_bnode *n, u32 *load)
 {
 	u32 i;
 
 	n->rewrite = false;
+	load[bch_ptr_offset(n->key.ptr[0]) / 8] = bch_bnode_load(n) + 1;
 	for (i = 0; i < n->nr_child; i++)
-		clear_rewrite(n->child[i]);
+		clear_rewrite(n->child[i], load);
+}
+
+/* A node that gained keys or children, or lost children, is rewritten. */
+static int changed_marked(const struct bch_bnode *n, const u32 *load)
+{
+	u32 i;
+
+	if (load[bch_ptr_offset(n->key.ptr[0]) / 8] != bch_bnode_load(n) + 1 &&
+	    !n->rewrite)
+		return 0;
+	for (i = 0; i < n->nr_child; i++)
+		if (!changed_marked(n->child[i], load))
+			return 0;
+	return 1;
 }
 
 /*
@@ -223,9 +241,11 @@ static void coalesce_checked(struct bch_btree *t, u64 nr_buckets)
 	u64 nodes_before = t->nr_nodes, nodes = 0, i;
 	u32 depth = bch_btree_depth(t), from = t->nr_removed;
 	u8 *live = calloc(nr_buckets, 1);
+	u32 *load = calloc(nr_buckets, sizeof(*load));
 
-	clear_rewrite(t->root);
+	clear_rewrite(t->root, load);
 	CHECK(!bch_btree_coalesce(t));
+	CHECK(changed_marked(t->root, load));
 	CHECK(node_ok(t->root, 0, 0, t->root->level));
 	CHECK(!bch_key_cmp(&t->root->key, &bch_max_key));
 	CHECK(merged_ok(t, t->root, live, nr_buckets, &nodes));
@@ -242,6 +262,7 @@ static void coalesce_checked(struct bch_btree *t, u64 nr_buckets)
 			live[b] = 1;
 	}
 	CHECK(model_walk_agrees(t, lookup, SPAN));
+	free(load);
 	free(live);
 }
 

@@ -14,7 +14,8 @@
  * tree before it must come back and nothing it replaced may be free yet)
  * and once completing, with a crash right after it (the merged, shallower
  * tree must come back, and the buckets of the nodes merged away must be
- * free again).
+ * free again).  One run caps nodes at 64 keys, so the tree is four levels
+ * deep and interior nodes split and merge on disk too.
  */
 #include <stdlib.h>
 
@@ -35,10 +36,11 @@ struct dev {
 	bool fail_journal;		/* writes to journal buckets fail */
 };
 
-/* What a run did, summed over the sets it opened. */
+/* What a run did, summed over the sets it opened; and its node limit. */
 struct tally {
 	u32 reopens;
 	u64 refills, commits, merges, steps;
+	u32 node_keys;			/* 0: the set's own */
 };
 
 /*
@@ -277,6 +279,20 @@ static void check_clean(struct dev *d)
 	}
 }
 
+/*
+ * Open the set.  A small node limit makes the tree deep (nodes still
+ * take a bucket each), so interior nodes split and merge on disk too.
+ */
+static void open_set(struct bch_set *s, struct dev *d, const struct bch_sb *sb,
+		     const struct tally *tl)
+{
+	CHECK(!open_hooked(s, &d->io, sb));
+	if (tl->node_keys) {
+		s->t.max_leaf_keys = tl->node_keys;
+		s->t.max_children = tl->node_keys / 8;
+	}
+}
+
 /* A crash: drop the set, check the device, open it again, compare. */
 static void reopen(struct bch_set *s, struct dev *d, const struct bch_sb *sb,
 		   struct tally *tl)
@@ -286,7 +302,7 @@ static void reopen(struct bch_set *s, struct dev *d, const struct bch_sb *sb,
 	tl->merges += s->t.nr_merges;
 	bch_set_close(s);
 	check_clean(d);
-	CHECK(!open_hooked(s, &d->io, sb));
+	open_set(s, d, sb, tl);
 	compare(s, d);
 	tl->reopens++;
 }
@@ -336,18 +352,18 @@ static void shrink(struct bch_set *s, struct dev *d, const struct bch_sb *sb,
 	CHECK(s->t.nr_nodes == nodes && bch_btree_depth(&s->t) == depth);
 }
 
-static void run(unsigned int policy, u32 ops)
+static void run(unsigned int policy, u32 ops, u32 node_keys)
 {
 	struct bch_set s;
 	struct bch_sb sb;
 	struct dev d;
-	struct tally t = { 0 };
+	struct tally t = { .node_keys = node_keys };
 	u32 i;
 
 	memset(model, 0, sizeof(model));
 	memset(model_tag, 0, sizeof(model_tag));
 	dev_format(&d, &sb, policy);
-	CHECK(!open_hooked(&s, &d.io, &sb));
+	open_set(&s, &d, &sb, &t);
 	for (i = 0; i < ops; i++) {
 		u64 op = rnd() % 1000;
 		u32 len = 1 + rnd() % 64;
@@ -392,9 +408,11 @@ static void run(unsigned int policy, u32 ops)
 	t.refills += s.refills;
 	t.commits += s.commits;
 	t.merges += s.t.nr_merges;
-	fprintf(stderr, "  %u ops: %u reopens, %llu refills, %llu commits, %llu merges, %llu gc steps, depth %u\n",
-		ops, t.reopens, t.refills, t.commits, t.merges, t.steps,
-		bch_btree_depth(&s.t));
+	fprintf(stderr, "  %u ops: %u reopens, %llu refills, %llu commits, ",
+		ops, t.reopens, t.refills, t.commits);
+	fprintf(stderr, "%llu merges, %llu gc steps, depth %u, %llu nodes\n",
+		t.merges, t.steps, bch_btree_depth(&s.t), s.t.nr_nodes);
+	CHECK(t.merges >= 8 && (!node_keys || t.merges > 100));
 	CHECK(t.refills > 10);		/* the cache filled and was reused */
 	CHECK(t.commits > 10);
 	CHECK(bch_btree_depth(&s.t) >= 2);
@@ -410,17 +428,23 @@ static void run(unsigned int policy, u32 ops)
 
 UNIT_TEST(set_model_lru)
 {
-	run(BCH_REPLACEMENT_LRU, 60000);
+	run(BCH_REPLACEMENT_LRU, 60000, 0);
 }
 
 UNIT_TEST(set_model_fifo)
 {
-	run(BCH_REPLACEMENT_FIFO, 20000);
+	run(BCH_REPLACEMENT_FIFO, 20000, 0);
 }
 
 UNIT_TEST(set_model_random)
 {
-	run(BCH_REPLACEMENT_RANDOM, 20000);
+	run(BCH_REPLACEMENT_RANDOM, 20000, 0);
+}
+
+/* Nodes of 64 keys or 8 children: a deep tree, merged at every level. */
+UNIT_TEST(set_model_small_nodes)
+{
+	run(BCH_REPLACEMENT_LRU, 30000, 64);
 }
 
 /* A slot per UUID, kept across reopening; the table checks clean. */
