@@ -162,6 +162,7 @@ static int split_child(struct bch_btree *t, struct bch_bnode *parent, u32 at)
 		/* The left node takes the first part; @n keeps the rest. */
 		left->ks = n->ks;
 		n->ks = right;
+		n->gc_counted = false;
 	}
 	t->nr_splits++;
 	n->rewrite = true;	/* it lost keys: appending cannot say so */
@@ -176,8 +177,10 @@ static int insert_in(struct bch_btree *t, struct bch_bnode *n,
 	u64 inode = bch_key_inode(k);
 	int r;
 
-	if (!n->level)
+	if (!n->level) {
+		n->gc_counted = false;
 		return bch_keyset_insert(&n->ks, k);
+	}
 
 	while (bch_key_size(&piece)) {
 		u32 at = child_for(n, inode, bch_key_start(&piece));

@@ -30,6 +30,14 @@ struct bch_bnode {
 	u64 seq;			/* of its bsets */
 	u32 written;			/* blocks holding them */
 	bool rewrite;			/* changed beyond appending to it */
+	/*
+	 * A leaf's keys once its sets merge, as gc counted them (with the
+	 * index shared) for coalescing to use; valid until the leaf's keys
+	 * change, so the merge decisions need no count under the exclusive
+	 * lock.
+	 */
+	u32 gc_count;
+	bool gc_counted;
 };
 
 struct bch_btree {
@@ -92,7 +100,9 @@ u32 bch_btree_depth(const struct bch_btree *t);
  */
 static inline u32 bch_bnode_load(const struct bch_bnode *n)
 {
-	return n->level ? n->nr_child : bch_keyset_count(&n->ks);
+	if (n->level)
+		return n->nr_child;
+	return n->gc_counted ? n->gc_count : bch_keyset_count(&n->ks);
 }
 
 /*

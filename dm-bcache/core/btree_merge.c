@@ -80,6 +80,7 @@ static int merge_leaves(struct bch_bnode *l, struct bch_bnode *r)
 	memmove(&re->k[le->nr], re->k, (size_t)re->nr * sizeof(*re->k));
 	memcpy(re->k, le->k, (size_t)le->nr * sizeof(*re->k));
 	re->nr += le->nr;
+	r->gc_counted = false;	/* one set now: counted at once */
 	return 0;
 }
 

@@ -66,6 +66,7 @@ static int write_whole(struct bch_btree_writer *w, struct bch_bnode *n)
 	}
 	excl(w, true);
 	r = n->level ? 0 : bch_keyset_filter(&n->ks, live_extent, w);
+	n->gc_counted = false;
 	if (r >= 0)
 		r = place(w, n);
 	excl(w, false);

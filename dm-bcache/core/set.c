@@ -406,6 +406,9 @@ int bch_set_gc_step(struct bch_set *s, u32 leaves)
 			return r;
 		}
 		count_leaf(s, n);
+		/* For coalescing at the end, counted here with readers in. */
+		n->gc_count = bch_keyset_count(&n->ks);
+		n->gc_counted = true;
 		if (!bch_key_cmp_pos(&n->key, bch_key_inode(&bch_max_key),
 				     bch_max_key.low))
 			return gc_finish(s);

@@ -232,6 +232,17 @@ static void do_invalidate(struct bch_set *s, u64 start, u32 len)
 }
 
 /* Every sector as the model says, or gone because its bucket was reused. */
+/* A leaf's count kept for coalescing is its count while it says valid. */
+static void check_counts(const struct bch_bnode *n)
+{
+	u32 i;
+
+	for (i = 0; i < n->nr_child; i++)
+		check_counts(n->child[i]);
+	if (!n->level && n->gc_counted)
+		CHECK(n->gc_count == bch_keyset_count(&n->ks));
+}
+
 static void compare(const struct bch_set *s, struct dev *d)
 {
 	u64 sector = 0, mismatches = 0, wrong_data = 0;
@@ -375,6 +386,8 @@ static void run(unsigned int policy, u32 ops, u32 node_keys)
 
 			CHECK(r == 0 || r == 1);
 			t.steps++;
+			if (!(t.steps % 16))
+				check_counts(s.t.root);
 		}
 		if (i == ops / 3 || i == ops / 3 * 2)
 			shrink(&s, &d, &sb, &t);
