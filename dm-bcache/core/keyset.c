@@ -13,7 +13,9 @@ static void sset_free(struct bch_sset *s)
 {
 	bch_extents_free(&s->e);
 	bch_free(s->piv);
+	bch_free(s->piv_from);
 	s->piv = NULL;
+	s->piv_from = NULL;
 	s->nr_piv = 0;
 }
 
@@ -31,27 +33,65 @@ int bch_keyset_insert(struct bch_keyset *ks, const struct bch_key *k)
 	return bch_extents_insert(&ks->set[ks->nr_sets - 1].e, k);
 }
 
-/* Pivot j is the end position of key (j + 1) * EVERY - 1. */
+/* Positions packed into one u64 for the pivots; false when they do not fit. */
+#define PACK_OFFSET_BITS	44
+
+static bool pack(u64 inode, u64 offset, u64 *packed)
+{
+	if (inode >= 1ULL << (64 - PACK_OFFSET_BITS) ||
+	    offset >= 1ULL << PACK_OFFSET_BITS)
+		return false;
+	*packed = inode << PACK_OFFSET_BITS | offset;
+	return true;
+}
+
+/*
+ * Lay pivots [j, ...) into the Eytzinger array from @slot in order:
+ * pivot j is the end of key (j + 1) * EVERY - 1.  Returns the next pivot.
+ */
+static u32 lay_pivots(struct bch_sset *s, u32 j, u32 slot)
+{
+	const struct bch_key *k;
+
+	if (slot > s->nr_piv)
+		return j;
+	j = lay_pivots(s, j, 2 * slot);
+	k = &s->e.k[(j + 1) * BCH_KEYSET_PIVOT_EVERY - 1];
+	pack(bch_key_inode(k), k->low, &s->piv[slot]);
+	s->piv_from[slot] = j * BCH_KEYSET_PIVOT_EVERY;
+	return lay_pivots(s, j + 1, 2 * slot + 1);
+}
+
 static int build_pivots(struct bch_sset *s)
 {
-	u32 n = s->e.nr / BCH_KEYSET_PIVOT_EVERY, j;
+	u32 n = s->e.nr / BCH_KEYSET_PIVOT_EVERY, i;
+	u64 packed;
 
 	bch_free(s->piv);
+	bch_free(s->piv_from);
 	s->piv = NULL;
+	s->piv_from = NULL;
 	s->nr_piv = 0;
 	if (!n)
 		return 0;
-	s->piv = bch_zalloc((size_t)n * sizeof(*s->piv));
-	if (!s->piv)
-		return -ENOMEM;
-	for (j = 0; j < n; j++) {
+	for (i = 0; i < n; i++) {
 		const struct bch_key *k =
-			&s->e.k[(j + 1) * BCH_KEYSET_PIVOT_EVERY - 1];
+			&s->e.k[(i + 1) * BCH_KEYSET_PIVOT_EVERY - 1];
 
-		s->piv[j].inode = bch_key_inode(k);
-		s->piv[j].offset = k->low;
+		if (!pack(bch_key_inode(k), k->low, &packed))
+			return 0;	/* binary search, unpacked */
+	}
+	s->piv = bch_zalloc((size_t)(n + 1) * sizeof(*s->piv));
+	s->piv_from = bch_zalloc((size_t)(n + 1) * sizeof(*s->piv_from));
+	if (!s->piv || !s->piv_from) {
+		bch_free(s->piv);
+		bch_free(s->piv_from);
+		s->piv = NULL;
+		s->piv_from = NULL;
+		return -ENOMEM;
 	}
 	s->nr_piv = n;
+	lay_pivots(s, 0, 1);
 	return 0;
 }
 
@@ -102,21 +142,17 @@ int bch_keyset_seal(struct bch_keyset *ks)
 /* First key of @s ending after (inode, sector), using the pivots. */
 static u32 sset_seek(const struct bch_sset *s, u64 inode, u64 sector)
 {
-	u32 lo = 0, hi = s->nr_piv, from, to;
+	u32 slot = 1, from, to;
+	u64 pos;
 
-	if (!s->nr_piv)
+	if (!s->nr_piv || !pack(inode, sector, &pos))
 		return bch_extents_seek(&s->e, inode, sector);
-	while (lo < hi) {	/* first pivot ending after the position */
-		u32 mid = lo + (hi - lo) / 2;
-		const struct bch_pivot *p = &s->piv[mid];
-
-		if (p->inode < inode ||
-		    (p->inode == inode && p->offset <= sector))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	from = lo * BCH_KEYSET_PIVOT_EVERY;
+	/* Down the Eytzinger array to the first pivot ending after pos. */
+	while (slot <= s->nr_piv)
+		slot = 2 * slot + (s->piv[slot] <= pos);
+	slot >>= __builtin_ffs(~slot);
+	from = slot ? s->piv_from[slot] :
+		      s->nr_piv * BCH_KEYSET_PIVOT_EVERY;
 	to = min_t(u32, from + BCH_KEYSET_PIVOT_EVERY, s->e.nr);
 	while (from < to && bch_key_cmp_pos(&s->e.k[from], inode, sector) <= 0)
 		from++;

@@ -8,9 +8,14 @@
  * BCH_KEYSET_MAX_SETS the sets are merged into one (core/extents.c does
  * the merging, so the semantics are the checker's and the driver's).
  *
- * The pivot index holds the end position of every BCH_KEYSET_PIVOT_EVERY'th
- * key in a dense array, so a search touches a few cache lines of pivots and
- * then one short run of keys instead of binary-searching 72-byte keys.
+ * The pivot index of a sealed set holds the end position of every
+ * BCH_KEYSET_PIVOT_EVERY'th key, packed into one u64 (inode above bit 44),
+ * in Eytzinger order (the layout of bcache's auxiliary search trees: a
+ * node's children at 2i and 2i + 1, so the first levels share cache
+ * lines and the descent has no unpredictable branch); a search descends
+ * it and then scans at most that many keys.  bench/core/run.sh measures
+ * it against a plain binary search over the keys.  A set whose
+ * positions do not pack is searched by binary search.
  */
 #ifndef DM_BCACHE_CORE_KEYSET_H
 #define DM_BCACHE_CORE_KEYSET_H
@@ -18,16 +23,12 @@
 #include "extents.h"
 
 #define BCH_KEYSET_MAX_SETS	4
-#define BCH_KEYSET_PIVOT_EVERY	16
-
-struct bch_pivot {
-	u64 inode;
-	u64 offset;
-};
+#define BCH_KEYSET_PIVOT_EVERY	4
 
 struct bch_sset {
 	struct bch_extents e;
-	struct bch_pivot *piv;
+	u64 *piv;		/* [1..nr_piv], Eytzinger order */
+	u32 *piv_from;		/* the first key a pivot's run holds */
 	u32 nr_piv;
 };
 
