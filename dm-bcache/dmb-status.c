@@ -32,9 +32,10 @@ static const char *const state_names[] = {
  *    <#core args> <core arg>*     "<name> <value>" pairs currently in force
  *    <#counters> <counter>*       "<name> <value>" pairs: bypass reasons
  *                                 (why_names), then gc_runs, reclaims,
- *                                 commits, cache_errors and deferred
+ *                                 commits, cache_errors, deferred
  *                                 (bios map found the index locked for)
- *                                 of the index
+ *                                 of the index, and gc_active (1 while a
+ *                                 gc pass is under way)
  */
 static const char *const why_names[] = {
 	[DMB_WHY_SEQUENTIAL] = "bypass_sequential",
@@ -67,14 +68,16 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	       (unsigned long long)dc->data_offset);
 	DMEMIT("0 2 origin_layout %s",
 	       bch_origin_request_names[dc->opt_val[DMB_OPT_ORIGIN_LAYOUT]]);
-	DMEMIT(" %u", (DMB_NR_COUNTERS - DMB_WHY_SEQUENTIAL + 5) * 2);
+	DMEMIT(" %u", (DMB_NR_COUNTERS - DMB_WHY_SEQUENTIAL + 6) * 2);
 	for (i = DMB_WHY_SEQUENTIAL; i < DMB_NR_COUNTERS; i++)
 		DMEMIT(" %s %llu", why_names[i], c.c[i]);
 	DMEMIT(" gc_runs %llu reclaims %llu commits %llu cache_errors %llu",
 	       READ_ONCE(ix->set.gcs), READ_ONCE(ix->set.refills),
 	       READ_ONCE(ix->set.commits),
 	       (u64)atomic64_read(&ix->cache_errors));
-	DMEMIT(" deferred %llu", (u64)atomic64_read(&ix->nr_deferred));
+	DMEMIT(" deferred %llu gc_active %u",
+	       (u64)atomic64_read(&ix->nr_deferred),
+	       READ_ONCE(ix->set.gc_running) ? 1 : 0);
 }
 
 /*
