@@ -123,6 +123,7 @@ void bch_alloc_count_begin(struct bch_alloc *a)
 		a->gc[i].oldest_gen = a->gens[i];
 		a->gc[i].state = a->b[i].state;
 	}
+	a->counting = true;
 	unlock(a);
 }
 
@@ -158,6 +159,7 @@ void bch_alloc_count_end(struct bch_alloc *a)
 		b->sectors = a->gc[i].sectors;
 		set_state(a, i, b->sectors ? BCH_BUCKET_DATA : BCH_BUCKET_FREE);
 	}
+	a->counting = false;
 	unlock(a);
 }
 
@@ -180,6 +182,9 @@ static void invalidate_one(struct bch_alloc *a, u64 bucket)
 	a->b[bucket].prio = 0;
 	set_state(a, bucket, BCH_BUCKET_PENDING);
 	a->pending[a->nr_pending++] = bucket;
+	/* A gc count under way knows nothing of its new contents. */
+	if (a->counting)
+		a->gc[bucket].state = BCH_BUCKET_PENDING;
 }
 
 static u64 take_free(struct bch_alloc *a, u64 want)

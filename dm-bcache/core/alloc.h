@@ -73,6 +73,7 @@ struct bch_alloc {
 	u64 decay_sectors;	/* data written since the last decay */
 	u64 nr_meta, nr_data;
 	struct bch_gc_count *gc;	/* gc's recount, beside the live one */
+	bool counting;			/* between count_begin and count_end */
 	void (*lock)(void *ctx);	/* optional; see above */
 	void (*unlock)(void *ctx);
 	void *lock_ctx;
@@ -94,12 +95,16 @@ void bch_alloc_mark_key(struct bch_alloc *a, const struct bch_key *k);
 /*
  * gc's recount, made without stopping the allocator's users: begin
  * snapshots every bucket (under the allocator's lock), count_key counts
- * a key found in the index (the caller's index does not change
- * meanwhile; data allocation may go on), and end installs the counts
- * (under the lock) for buckets that held data or nothing both when the
- * count began and now.  A bucket opened for data meanwhile keeps its
- * live count, so data on its way into the index is not taken for
- * garbage.  Every bucket's oldest pointer gen is updated.
+ * a key found in the index, and end installs the counts (under the lock)
+ * for buckets that held data or nothing both when the count began and
+ * now, and were not reclaimed in between.  A bucket opened for data or
+ * reclaimed meanwhile keeps its live count, so data on its way into the
+ * index, or written into a bucket after the walk passed its keys, is not
+ * taken for garbage.  Keys inserted behind the walk into a bucket whose
+ * count is installed are missed, which only makes it look emptier until
+ * the next pass: it may be reclaimed early (its gen raised, its data
+ * dropped from the cache), never misread.  Every bucket's oldest
+ * pointer gen is updated.
  */
 void bch_alloc_count_begin(struct bch_alloc *a);
 void bch_alloc_count_key(struct bch_alloc *a, const struct bch_key *k);

@@ -221,6 +221,13 @@ int bch_set_commit(struct bch_set *s)
 	u32 i;
 	int r;
 
+	/*
+	 * The data the nodes' new keys address first: an appended bset is
+	 * reachable from the root on disk as soon as it is written.
+	 */
+	r = flush(s);
+	if (r)
+		return r;
 	for (;;) {
 		r = bch_btree_write(&s->t, &s->bw);
 		if (r != -ENOSPC)
@@ -380,6 +387,8 @@ static int gc_finish(struct bch_set *s)
 	excl(s, true);
 	r = bch_btree_coalesce(&s->t);
 	excl(s, false);
+	if (r == -ENOMEM)	/* merges made so far leave a valid tree */
+		r = 0;
 	bch_alloc_count_end(&s->a);
 	s->gc_running = false;
 	s->gcs++;

@@ -128,7 +128,8 @@ int bch_set_gc(struct bch_set *s);
  * own counts), and the call that reaches the last leaf merges nodes,
  * installs the counts and commits.  Keys inserted between steps are
  * safe: at worst a bucket looks fuller or emptier until the next pass,
- * which costs cached data, never correctness (reclaim raises gens).
+ * which costs cached data, never correctness (reclaim raises gens, and
+ * a bucket reclaimed during the pass keeps its live count; alloc.h).
  * 1 while the pass goes on, 0 when it ended, or -errno (pass dropped).
  */
 int bch_set_gc_step(struct bch_set *s, u32 leaves);

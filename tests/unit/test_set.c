@@ -232,6 +232,30 @@ static void do_invalidate(struct bch_set *s, u64 start, u32 len)
 }
 
 /* Every sector as the model says, or gone because its bucket was reused. */
+/*
+ * After a gc pass no bucket the allocator takes for empty (FREE) holds
+ * data a current key points to, even when it was reclaimed and written
+ * again while the pass went on.
+ */
+static void check_free_buckets(const struct bch_set *s,
+			       const struct bch_bnode *n)
+{
+	u32 i, j;
+
+	for (i = 0; i < n->nr_child; i++)
+		check_free_buckets(s, n->child[i]);
+	for (i = 0; !n->level && i < n->ks.nr_sets; i++)
+		for (j = 0; j < n->ks.set[i].e.nr; j++) {
+			const struct bch_key *k = &n->ks.set[i].e.k[j];
+			u64 b;
+
+			if (!bch_key_live(&s->g, s->a.gens, k))
+				continue;
+			b = bch_ptr_bucket(&s->g, k->ptr[0]);
+			CHECK(s->a.b[b].state != BCH_BUCKET_FREE);
+		}
+}
+
 /* A leaf's count kept for coalescing is its count while it says valid. */
 static void check_counts(const struct bch_bnode *n)
 {
@@ -386,6 +410,8 @@ static void run(unsigned int policy, u32 ops, u32 node_keys)
 
 			CHECK(r == 0 || r == 1);
 			t.steps++;
+			if (!r)
+				check_free_buckets(&s, s.t.root);
 			if (!(t.steps % 16))
 				check_counts(s.t.root);
 		}
