@@ -139,7 +139,8 @@ static void alloc_unlock(void *ctx)
 
 void dmb_index_kick(struct dmb_index *ix)
 {
-	WRITE_ONCE(ix->synced, false);	/* e.g. a gc message while suspended */
+	if (READ_ONCE(ix->synced))	/* e.g. a gc message while suspended */
+		WRITE_ONCE(ix->synced, false);
 	queue_work(ix->wq, &ix->index_work);
 }
 
@@ -396,14 +397,33 @@ static u64 ready_above_reserve(struct dmb_index *ix)
  * when a message asks, one step per run of the worker: it queues itself
  * again until the pass ends, serving what completions hand it between.
  */
+/*
+ * A pass ended: the messages that came before it started are answered;
+ * one that came during it needs another pass, which is queued now (the
+ * message's own kick may have been absorbed by the pass's requeueing).
+ */
+static void gc_done(struct dmb_index *ix)
+{
+	WRITE_ONCE(ix->gc_done_req, ix->gc_pass_req);
+	wake_up_all(&ix->gc_wait);
+	if (READ_ONCE(ix->gc_req) != ix->gc_done_req &&
+	    !READ_ONCE(ix->stopping))
+		queue_work(ix->wq, &ix->index_work);
+}
+
 static void gc_step(struct dmb_index *ix)
 {
 	u64 req = READ_ONCE(ix->gc_req);
 	int r;
 
+	if (READ_ONCE(ix->stopping))
+		return;
 	if (!ix->set.gc_running) {
-		if (!ix->gc_requested && req == ix->gc_done_req &&
-		    ix->refills_since_gc < DMB_GC_EVERY_REFILLS)
+		/* Suspended: only a gc message starts a pass. */
+		if (req == ix->gc_done_req &&
+		    (READ_ONCE(ix->quiet) ||
+		     (!ix->gc_requested &&
+		      ix->refills_since_gc < DMB_GC_EVERY_REFILLS)))
 			return;
 		ix->gc_requested = false;
 		ix->refills_since_gc = 0;
@@ -411,13 +431,13 @@ static void gc_step(struct dmb_index *ix)
 	}
 	r = bch_set_gc_step(&ix->set, DMB_GC_STEP_LEAVES);
 	if (r == 1) {
-		queue_work(ix->wq, &ix->index_work);
+		if (!READ_ONCE(ix->stopping))
+			queue_work(ix->wq, &ix->index_work);
 		return;
 	}
 	if (r)
 		index_failed(ix, "gc", r);
-	WRITE_ONCE(ix->gc_done_req, ix->gc_pass_req);
-	wake_up_all(&ix->gc_wait);
+	gc_done(ix);
 }
 
 /* Keep a batch of buckets ready above the reserve; gc when reclaim stalls. */
@@ -428,6 +448,10 @@ static void maintain(struct dmb_index *ix)
 	int r;
 
 	WRITE_ONCE(ix->refill_due, false);
+	if (READ_ONCE(ix->quiet)) {	/* suspended: no I/O needs buckets */
+		gc_step(ix);
+		return;
+	}
 	if (ix->set.uncommitted >= DMB_COMMIT_KEYS) {
 		r = bch_set_commit(&ix->set);
 		if (r) {
@@ -473,7 +497,7 @@ static void index_work(struct work_struct *work)
 	LIST_HEAD(writes);
 	LIST_HEAD(fills);
 	unsigned int noio = memalloc_noio_save();
-	bool sync_journal, ok;
+	bool sync_journal, ok, insert;
 	int r = 0;
 
 	spin_lock_irq(&ix->lock);
@@ -488,7 +512,14 @@ static void index_work(struct work_struct *work)
 	spin_unlock_irq(&ix->lock);
 
 	mutex_lock(&ix->work_mutex);
-	down_write(&ix->index_lock);
+	/* Exclusive only to insert: a run with nothing to index (a gc step,
+	 * a journal timer) holds the index shared throughout. */
+	insert = !list_empty(&writes) || !bio_list_empty(&inval) ||
+		 !list_empty(&fills);
+	if (insert)
+		down_write(&ix->index_lock);
+	else
+		down_read(&ix->index_lock);
 	ok = ix->state == DMB_STATE_RW;
 	list_for_each_entry(io, &writes, list) {
 		struct bio *b = io->bio;
@@ -519,14 +550,15 @@ static void index_work(struct work_struct *work)
 		r = index_pieces(ix, f->span.start, f->piece, f->piece_len,
 				 f->nr_pieces, !dmb_span_end(ix, &f->span), false);
 	}
+	/* The rest writes metadata: lookups and allocations go on. */
+	if (insert)
+		downgrade_write(&ix->index_lock);
 	if (r)
 		index_failed(ix, "index insert", r);
-	/* The rest writes metadata: lookups and allocations go on. */
-	downgrade_write(&ix->index_lock);
 	if (ix->state == DMB_STATE_RW) {
 		if (sync_journal || ix->nr_jkeys >= DMB_JOURNAL_BATCH)
 			journal_now(ix);
-		else if (ix->nr_jkeys)
+		else if (ix->nr_jkeys && !READ_ONCE(ix->stopping))
 			queue_delayed_work(ix->wq, &ix->journal_work,
 					   DMB_JOURNAL_DELAY);
 	}
@@ -652,10 +684,21 @@ static void origin_detach(struct dmb_index *ix)
 
 static void index_free(struct dmb_index *ix)
 {
-	if (ix->set_open) {
+	if (ix->set_open)
 		dmb_index_sync(ix);
-		bch_set_close(&ix->set);
+	/* Nothing may run on the set once it is closed. */
+	WRITE_ONCE(ix->stopping, true);
+	if (ix->wq) {
+		cancel_work_sync(&ix->index_work);
+		cancel_delayed_work_sync(&ix->journal_work);
+		cancel_work_sync(&ix->index_work);
 	}
+	if (ix->fill_wq) {
+		cancel_work_sync(&ix->defer_work);
+		flush_workqueue(ix->fill_wq);
+	}
+	if (ix->set_open)
+		bch_set_close(&ix->set);
 	if (ix->wq)
 		destroy_workqueue(ix->wq);
 	if (ix->fill_wq)
@@ -768,10 +811,12 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 	ix->set.a.unlock = alloc_unlock;
 	ix->set.a.lock_ctx = ix;
 	bch_set_readers(&ix->set, index_excl, ix);
-	/* As the worker holds it: shared, exclusive in the set's windows. */
+	/* As the worker holds them: shared, exclusive in the set's windows. */
+	mutex_lock(&ix->work_mutex);
 	down_read(&ix->index_lock);
 	r = index_start(dc, ix);
 	up_read(&ix->index_lock);
+	mutex_unlock(&ix->work_mutex);
 	return r;
 }
 
@@ -849,18 +894,27 @@ int dmb_index_sync(struct dmb_index *ix)
 {
 	int r = 0;
 
+	unsigned int noio;
+
 	if (!ix->set_open || READ_ONCE(ix->synced))
 		return 0;
+	/* From here until resume the worker starts no reclaim or gc pass. */
+	WRITE_ONCE(ix->quiet, true);
 	flush_workqueue(ix->fill_wq);
-	cancel_delayed_work_sync(&ix->journal_work);
 	flush_workqueue(ix->wq);
 	index_work(&ix->index_work);	/* what the flushes queued last */
+	/* The commit below makes what a journal timer would write durable. */
+	cancel_delayed_work_sync(&ix->journal_work);
+	noio = memalloc_noio_save();
 	mutex_lock(&ix->work_mutex);
 	down_read(&ix->index_lock);
 	if (ix->state == DMB_STATE_RW) {
 		ix->nr_jkeys = 0;	/* the commit puts them in the nodes */
 		/* No gc steps while suspended: a pass under way ends now. */
-		r = ix->set.gc_running ? bch_set_gc(&ix->set) : 0;
+		if (ix->set.gc_running) {
+			r = bch_set_gc(&ix->set);
+			gc_done(ix);
+		}
 		if (!r)
 			r = bch_set_commit(&ix->set);
 		if (!r)
@@ -872,6 +926,7 @@ int dmb_index_sync(struct dmb_index *ix)
 	}
 	up_read(&ix->index_lock);
 	mutex_unlock(&ix->work_mutex);
+	memalloc_noio_restore(noio);
 	return r;
 }
 
@@ -879,6 +934,7 @@ int dmb_index_sync(struct dmb_index *ix)
 void dmb_index_resume(struct dmb_index *ix)
 {
 	WRITE_ONCE(ix->synced, false);
+	WRITE_ONCE(ix->quiet, false);
 }
 
 /*
@@ -894,8 +950,10 @@ int dmb_index_gc(struct dmb_index *ix)
 	req = ++ix->gc_req;
 	spin_unlock_irq(&ix->lock);
 	dmb_index_kick(ix);
-	wait_event(ix->gc_wait, READ_ONCE(ix->gc_done_req) >= req ||
-		   READ_ONCE(ix->state) != DMB_STATE_RW);
+	if (wait_event_killable(ix->gc_wait,
+				READ_ONCE(ix->gc_done_req) >= req ||
+				READ_ONCE(ix->state) != DMB_STATE_RW))
+		return -EINTR;
 	return READ_ONCE(ix->state) == DMB_STATE_RW ? 0 : -EIO;
 }
 

@@ -146,6 +146,8 @@ struct dmb_index {
 	bool journal_due;
 	bool refill_due;
 	bool synced;			/* durable since the last suspend */
+	bool quiet;			/* suspended: no reclaim, no gc pass */
+	bool stopping;			/* being freed: no work re-queued */
 
 	/*
 	 * Data I/O to the cache in flight, counted in two epochs: a refill
