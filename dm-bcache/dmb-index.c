@@ -512,8 +512,10 @@ static void index_work(struct work_struct *work)
 	spin_unlock_irq(&ix->lock);
 
 	mutex_lock(&ix->work_mutex);
-	/* Exclusive only to insert: a run with nothing to index (a gc step,
-	 * a journal timer) holds the index shared throughout. */
+	/*
+	 * Exclusive only to insert: a run with nothing to index (a gc step,
+	 * a journal timer) holds the index shared throughout.
+	 */
 	insert = !list_empty(&writes) || !bio_list_empty(&inval) ||
 		 !list_empty(&fills);
 	if (insert)
