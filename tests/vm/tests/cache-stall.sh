@@ -5,7 +5,7 @@
 # directly.  map only try-locks the index; a bio it finds locked is
 # deferred to a worker and counted (status counter "deferred").  Metadata
 # I/O runs with the lock held shared, so few bios may be deferred: at
-# most 3% of all bios (measured under TCG: 1.1 to 2.3% on this design,
+# most 3% of all bios (measured under TCG: 1.0 to 2.5% on this design,
 # 4.7% when commits, reclaims and journal writes held the lock
 # exclusive).  The warmed range reads back equal afterwards.
 . /tests/lib.sh
