@@ -691,9 +691,9 @@ static void index_free(struct dmb_index *ix)
 	/* Nothing may run on the set once it is closed. */
 	WRITE_ONCE(ix->stopping, true);
 	if (ix->wq) {
+		/* A run under way may arm the timer; neither re-queues now. */
 		cancel_work_sync(&ix->index_work);
 		cancel_delayed_work_sync(&ix->journal_work);
-		cancel_work_sync(&ix->index_work);
 	}
 	if (ix->fill_wq) {
 		cancel_work_sync(&ix->defer_work);

@@ -33,8 +33,16 @@ static int remap_origin(struct dmb_cache *dc, struct bio *bio, sector_t sector)
 	return DM_MAPIO_REMAPPED;
 }
 
-/* Is any of [sector, end) held by a live extent?  Under index_lock. */
-static bool range_cached(struct dmb_cache *dc, sector_t sector, sector_t end)
+/* Does @k hold data the cache can serve (a current pointer)? */
+static bool key_cached(struct dmb_index *ix, const struct bch_key *k)
+{
+	return k && bch_key_ptrs(k) &&
+	       bch_key_live(&ix->set.g, ix->set.a.gens, k);
+}
+
+/* The first sector of [sector, end) the cache holds, or @end (index_lock). */
+static sector_t first_cached(struct dmb_cache *dc, sector_t sector,
+			     sector_t end)
 {
 	struct dmb_index *ix = dc->ix;
 
@@ -43,12 +51,11 @@ static bool range_cached(struct dmb_cache *dc, sector_t sector, sector_t end)
 		const struct bch_key *k = bch_btree_lookup(&ix->set.t, ix->inode,
 							   sector, &next);
 
-		if (k && bch_key_ptrs(k) &&
-		    bch_key_live(&ix->set.g, ix->set.a.gens, k))
-			return true;
+		if (key_cached(ix, k))
+			return sector;
 		sector = next;
 	}
-	return false;
+	return end;
 }
 
 /*
@@ -59,22 +66,11 @@ static bool range_cached(struct dmb_cache *dc, sector_t sector, sector_t end)
  */
 static u32 readahead_gap(struct dmb_cache *dc, sector_t end, u32 want)
 {
-	struct dmb_index *ix = dc->ix;
-	sector_t limit = dc->data_offset + dc->ti->len, at = end;
+	sector_t limit = dc->data_offset + dc->ti->len;
 
 	want = min_t(u64, want, limit > end ? limit - end : 0);
-	while (at < end + want) {
-		u64 next;
-		const struct bch_key *k = bch_btree_lookup(&ix->set.t, ix->inode,
-							   at, &next);
-
-		if (k && bch_key_ptrs(k) &&
-		    bch_key_live(&ix->set.g, ix->set.a.gens, k))
-			break;
-		at = next;
-	}
-	at = min_t(sector_t, at, end + want);
-	return round_down(at - end, dc->block_size);
+	return round_down(first_cached(dc, end, end + want) - end,
+			  dc->block_size);
 }
 
 /* Sectors of readahead @bio's miss of @n sectors at @sector may have. */
@@ -107,9 +103,7 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 
 	k = bch_btree_lookup(&ix->set.t, ix->inode, sector, &next);
 	n = min_t(u64, next - sector, sectors);
-	if (k && bch_key_ptrs(k) &&
-	    bch_key_live(&ix->set.g, ix->set.a.gens, k) &&
-	    (split || n == sectors)) {
+	if (key_cached(ix, k) && (split || n == sectors)) {
 		u64 bucket = bch_ptr_bucket(&ix->set.g, k->ptr[0]);
 		sector_t at = bch_ptr_offset(k->ptr[0]) +
 			      (sector - bch_key_start(k));
@@ -376,7 +370,7 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		dmb_bypass_count(dc, true, wt ? DMB_WHY_NOSPACE : why);
 	dmb_span_write(ix, &io->span, sector, sectors);
 	/* Nothing cached in the range: straight to the origin. */
-	if (!range_cached(dc, sector, sector + sectors)) {
+	if (first_cached(dc, sector, sector + sectors) == sector + sectors) {
 		up_read(&ix->index_lock);
 		return remap_origin(dc, bio, sector);
 	}

@@ -55,6 +55,18 @@ void bch_alloc_free(struct bch_alloc *a)
 	a->pending = NULL;
 }
 
+static void lock(struct bch_alloc *a)
+{
+	if (a->lock)
+		a->lock(a->lock_ctx);
+}
+
+static void unlock(struct bch_alloc *a)
+{
+	if (a->unlock)
+		a->unlock(a->lock_ctx);
+}
+
 static void set_state(struct bch_alloc *a, u64 bucket, enum bch_bucket_state s)
 {
 	struct bch_bucket *b = &a->b[bucket];
@@ -109,9 +121,6 @@ void bch_alloc_mark_key(struct bch_alloc *a, const struct bch_key *k)
 	if (b->state == BCH_BUCKET_FREE)
 		set_state(a, bucket, BCH_BUCKET_DATA);
 }
-
-static void lock(struct bch_alloc *a);
-static void unlock(struct bch_alloc *a);
 
 void bch_alloc_count_begin(struct bch_alloc *a)
 {
@@ -304,18 +313,6 @@ u64 bch_alloc_invalidate(struct bch_alloc *a, u64 want)
 	default:
 		return got + take_lru(a, want - got);
 	}
-}
-
-static void lock(struct bch_alloc *a)
-{
-	if (a->lock)
-		a->lock(a->lock_ctx);
-}
-
-static void unlock(struct bch_alloc *a)
-{
-	if (a->unlock)
-		a->unlock(a->lock_ctx);
 }
 
 void bch_alloc_commit(struct bch_alloc *a)

@@ -9,14 +9,19 @@ void bch_keyset_init(struct bch_keyset *ks)
 	ks->nr_sets = 1;
 }
 
-static void sset_free(struct bch_sset *s)
+static void free_pivots(struct bch_sset *s)
 {
-	bch_extents_free(&s->e);
 	bch_free(s->piv);
 	bch_free(s->piv_from);
 	s->piv = NULL;
 	s->piv_from = NULL;
 	s->nr_piv = 0;
+}
+
+static void sset_free(struct bch_sset *s)
+{
+	bch_extents_free(&s->e);
+	free_pivots(s);
 }
 
 void bch_keyset_free(struct bch_keyset *ks)
@@ -67,11 +72,7 @@ static int build_pivots(struct bch_sset *s)
 	u32 n = s->e.nr / BCH_KEYSET_PIVOT_EVERY, i;
 	u64 packed;
 
-	bch_free(s->piv);
-	bch_free(s->piv_from);
-	s->piv = NULL;
-	s->piv_from = NULL;
-	s->nr_piv = 0;
+	free_pivots(s);
 	if (!n)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -84,10 +85,7 @@ static int build_pivots(struct bch_sset *s)
 	s->piv = bch_zalloc((size_t)(n + 1) * sizeof(*s->piv));
 	s->piv_from = bch_zalloc((size_t)(n + 1) * sizeof(*s->piv_from));
 	if (!s->piv || !s->piv_from) {
-		bch_free(s->piv);
-		bch_free(s->piv_from);
-		s->piv = NULL;
-		s->piv_from = NULL;
+		free_pivots(s);
 		return -ENOMEM;
 	}
 	s->nr_piv = n;
