@@ -72,6 +72,13 @@ status_field() {
 # "<#> name value ..." group.
 counter() { dmsetup status dmb | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
 
+# Make dm device @name (@sectors long) fail every I/O from now on.
+fail_device() {
+	dmsetup suspend "$1"
+	dmsetup reload "$1" --table "0 $2 error"
+	dmsetup resume "$1"
+}
+
 expect_eq() {	# expect_eq WHAT GOT WANT
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
 }

@@ -23,9 +23,7 @@ same_direct /dev/mapper/dmb $((16 * 2048)) $DATA_DEV 0 $((16 * 2048)) || fail "d
 [ "$(status_field dmb 5)" -gt 0 ] || fail "no hits before the failure"
 
 log "the cache device dies; 4 MiB of cached data are overwritten"
-dmsetup suspend ssd
-dmsetup reload ssd --table "0 $csz error"
-dmsetup resume ssd
+fail_device ssd $csz
 dd if=$DATA_DEV of=/dev/mapper/dmb bs=1M skip=32 seek=16 count=4 oflag=direct conv=fsync status=none
 wait_for "the fail state" sh -c '[ "$(dmsetup status dmb | awk "{ print \$16 }")" = fail ]'
 bcache-super-show $ORIGIN_DEV >/tmp/bsb.out

@@ -24,9 +24,7 @@ same_direct /dev/mapper/dmb $((16 * 2048)) $DATA_DEV 0 $((16 * 2048)) || fail "d
 [ "$(status_field dmb 5)" -gt 0 ] || fail "no hits before the failure"
 
 log "the cache device fails"
-dmsetup suspend ssd
-dmsetup reload ssd --table "0 $csz error"
-dmsetup resume ssd
+fail_device ssd $csz
 dmsetup message dmb 0 clear_stats
 same_direct /dev/mapper/dmb $((16 * 2048)) $DATA_DEV 0 $((16 * 2048)) ||
 	fail "cached data not served from the origin after the cache failed"
