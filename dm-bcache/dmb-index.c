@@ -165,19 +165,44 @@ void dmb_index_write_done(struct dmb_op *op)
  * more buckets before they run out.
  */
 u32 dmb_alloc_pieces(struct dmb_index *ix, u32 sectors, u64 *piece,
-		     u32 *len, u32 *nr)
+		     u32 *len, u32 *nr, bool dirty)
 {
 	struct bch_alloc *a = &ix->set.a;
 	u32 done;
 
 	done = bch_alloc_data_pieces(a, sectors, piece, len, DMB_MAX_PIECES,
-				     nr);
+				     nr, dirty);
 	if (READ_ONCE(a->nr_ready) < a->reserve + bch_set_refill_batch(&ix->set) &&
 	    !READ_ONCE(ix->refill_due)) {
 		WRITE_ONCE(ix->refill_due, true);
 		dmb_index_kick(ix);
 	}
 	return done;
+}
+
+/*
+ * Dirty pieces no longer in flight: indexed, or (@dropped) never to be,
+ * which also takes them out of the dirty estimate.  Clean pieces need
+ * nothing: space left unused is reclaimed with its bucket.
+ */
+static void dirty_done(struct dmb_index *ix, const u64 *piece, const u32 *len,
+		       u32 nr, bool dropped)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		bch_alloc_dirty_done(&ix->set.a, piece[i], len[i]);
+		if (dropped)
+			bch_alloc_cleaned(&ix->set.a, len[i]);
+	}
+}
+
+/* A write gives back pieces it allocated and does not use. */
+void dmb_free_pieces(struct dmb_index *ix, const u64 *piece, const u32 *len,
+		     u32 nr, bool dirty)
+{
+	if (dirty)
+		dirty_done(ix, piece, len, nr, true);
 }
 
 /* Fill work: put the data in the cache, then let the worker index it. */
@@ -219,7 +244,7 @@ static void fill_write(struct work_struct *work)
 
 	down_read(&ix->index_lock);
 	got = dmb_alloc_pieces(ix, f->sectors, f->piece, f->piece_len,
-			       &f->nr_pieces);
+			       &f->nr_pieces, false);
 	if (got)
 		f->epoch = dmb_cache_io_start(ix, 1);
 	up_read(&ix->index_lock);
@@ -313,12 +338,14 @@ static bool ptr_current(struct dmb_index *ix, const struct bch_key *k)
 }
 
 /*
- * Data that reached the cache at @start: a key per piece, if @ok and every
- * piece's bucket is still current; else, with @invalidate, the range is
- * invalidated (a write-through write whose data is not known good).
+ * Data that reached the cache at @start: a key per piece (@dirty: dirty
+ * keys), if @ok and every piece's bucket is still current; else, with
+ * @invalidate, the range is invalidated (a write whose data is not known
+ * good).  1 if indexed, 0 if not, or -errno.
  */
 static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
-			const u32 *len, u32 nr, bool ok, bool invalidate)
+			const u32 *len, u32 nr, bool ok, bool invalidate,
+			bool dirty)
 {
 	struct bch_key k[DMB_MAX_PIECES];
 	u32 i, at = 0;
@@ -326,7 +353,7 @@ static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
 
 	for (i = 0; i < nr; at += len[i++]) {
 		bch_key_init(&k[i], ix->inode, start + at + len[i], len[i],
-			     false);
+			     dirty);
 		bch_key_add_ptr(&k[i], piece[i]);
 		ok = ok && ptr_current(ix, &k[i]);
 	}
@@ -334,7 +361,33 @@ static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
 		r = index_insert(ix, &k[i]);
 	if (!ok && invalidate)
 		r = index_invalidate(ix, start, at);
-	return r;
+	return r ?: ok;
+}
+
+/*
+ * A write-back write finished.  Its keys go in dirty, whatever happened
+ * to the range meanwhile: the data is nowhere else, and a newer write
+ * indexed later masks it.  If a cache piece failed (or the cache did),
+ * the write goes to the origin instead (true), after its range is
+ * invalidated when the index still works.  Under index_lock (write).
+ */
+static bool index_dirty(struct dmb_index *ix, struct dmb_io *io, bool ok,
+			int *r)
+{
+	bool good = ok && !*r && !READ_ONCE(io->cache_error);
+	int ret = 0;
+
+	if (ok && !*r) {
+		ret = index_pieces(ix, io->span.start, io->piece, io->piece_len,
+				   io->nr_pieces, good, true, true);
+		if (ret < 0)
+			*r = ret;
+	}
+	good = ret > 0;
+	dirty_done(ix, io->piece, io->piece_len, io->nr_pieces, !good);
+	if (good)
+		ix->dirty_seq++;
+	return !good;
 }
 
 /*
@@ -348,6 +401,25 @@ static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
  * before it is used again.
  */
 static void origin_detach(struct dmb_index *ix);
+
+static int origin_record(struct dmb_index *ix, const u8 *set_uuid,
+			 unsigned int state);
+
+/*
+ * Dirty keys went in: a backing origin's superblock says dirty before
+ * any of them can be journalled, as the mainline driver marks it, so
+ * that driver (or we) never runs the origin without this cache.
+ */
+static void origin_mark_dirty(struct dmb_index *ix)
+{
+	if (!ix->origin_backing || ix->origin_dirty)
+		return;
+	if (origin_record(ix, ix->set.sb.set_uuid, BCH_BDEV_STATE_DIRTY))
+		DMERR("cache %s: cannot mark the origin superblock dirty",
+		      ix->name);
+	else
+		ix->origin_dirty = true;
+}
 
 static void index_failed(struct dmb_index *ix, const char *what, int r)
 {
@@ -367,7 +439,12 @@ static void index_failed(struct dmb_index *ix, const char *what, int r)
 		DMERR("cache %s: cannot mark the cache untrusted; check it before use",
 		      ix->name);
 	kfree(sb);
-	origin_detach(ix);
+	/* Dirty data is only in the cache: the origin stays bound to it. */
+	if (bch_set_dirty_sectors(&ix->set))
+		DMERR("cache %s: dirty data left in the cache; origin stays attached",
+		      ix->name);
+	else
+		origin_detach(ix);
 	WRITE_ONCE(ix->state, DMB_STATE_FAIL);
 	ix->needs_check = true;
 	wake_up_all(&ix->gc_wait);	/* gc messages waiting: no pass comes */
@@ -495,9 +572,10 @@ static void index_work(struct work_struct *work)
 	struct bio_list inval, flushes;
 	struct bio *bio;
 	LIST_HEAD(writes);
+	LIST_HEAD(resend);
 	LIST_HEAD(fills);
 	unsigned int noio = memalloc_noio_save();
-	bool sync_journal, ok, insert;
+	bool sync_journal, ok, insert, dirty = false;
 	int r = 0;
 
 	spin_lock_irq(&ix->lock);
@@ -523,19 +601,25 @@ static void index_work(struct work_struct *work)
 	else
 		down_read(&ix->index_lock);
 	ok = ix->state == DMB_STATE_RW;
-	list_for_each_entry(io, &writes, list) {
+	list_for_each_entry_safe(io, tmp, &writes, list) {
 		struct bio *b = io->bio;
 
 		if (b->bi_opf & REQ_FUA)
 			sync_journal = true;
-		if (!ok)
+		if (io->flags & DMB_IO_DIRTY) {
+			if (index_dirty(ix, io, ok, &r))
+				list_move_tail(&io->list, &resend);
+			else
+				dirty = true;
+			continue;
+		}
+		if (!ok || r)
 			continue;
 		r = index_pieces(ix, io->span.start, io->piece, io->piece_len,
 				 io->nr_pieces,
 				 !dmb_span_end(ix, &io->span) && !io->op.status &&
-				 !READ_ONCE(io->cache_error), true);
-		if (r)
-			break;
+				 !READ_ONCE(io->cache_error), true, false);
+		r = min(r, 0);
 	}
 	bio_list_for_each(bio, &inval) {
 		if (!ok || r)
@@ -550,13 +634,17 @@ static void index_work(struct work_struct *work)
 		if (!ok || r)
 			break;
 		r = index_pieces(ix, f->span.start, f->piece, f->piece_len,
-				 f->nr_pieces, !dmb_span_end(ix, &f->span), false);
+				 f->nr_pieces, !dmb_span_end(ix, &f->span), false,
+				 false);
+		r = min(r, 0);
 	}
 	/* The rest writes metadata: lookups and allocations go on. */
 	if (insert)
 		downgrade_write(&ix->index_lock);
 	if (r)
 		index_failed(ix, "index insert", r);
+	if (dirty)
+		origin_mark_dirty(ix);
 	if (ix->state == DMB_STATE_RW) {
 		if (sync_journal || ix->nr_jkeys >= DMB_JOURNAL_BATCH)
 			journal_now(ix);
@@ -577,6 +665,8 @@ static void index_work(struct work_struct *work)
 		b->bi_status = io->op.status;
 		bio_endio(b);
 	}
+	list_for_each_entry_safe(io, tmp, &resend, list)
+		submit_to_origin(io->bio);
 	while ((bio = bio_list_pop(&inval)))
 		submit_to_origin(bio);
 	while ((bio = bio_list_pop(&flushes)))
@@ -596,6 +686,74 @@ static void journal_work(struct work_struct *work)
 	ix->journal_due = true;
 	spin_unlock_irq(&ix->lock);
 	index_work(&ix->index_work);
+}
+
+/* ---- write-back's side (dmb-writeback.c) ---- */
+
+/*
+ * Write-back copied @n dirty pieces to the origin and flushed it: what of
+ * them the index still holds, unchanged, becomes clean.  0 or -errno.
+ */
+int dmb_index_clean(struct dmb_index *ix, const struct bch_key *keys, u32 n)
+{
+	struct bch_key out[8];
+	unsigned int noio = memalloc_noio_save();
+	u64 cleaned = 0;
+	bool later;
+	u32 i, j, m;
+	int r = 0;
+
+	mutex_lock(&ix->work_mutex);
+	down_write(&ix->index_lock);
+	for (i = 0; i < n && !r && ix->state == DMB_STATE_RW; i++) {
+		m = bch_set_clean_pieces(&ix->set, &keys[i], out,
+					 ARRAY_SIZE(out));
+		for (j = 0; j < m && !r; j++) {
+			r = index_insert(ix, &out[j]);
+			if (!r)
+				cleaned += bch_key_size(&out[j]);
+		}
+	}
+	bch_alloc_cleaned(&ix->set.a, cleaned);
+	downgrade_write(&ix->index_lock);
+	if (r)
+		index_failed(ix, "index insert", r);
+	later = ix->nr_jkeys && !READ_ONCE(ix->stopping);
+	up_read(&ix->index_lock);
+	mutex_unlock(&ix->work_mutex);
+	memalloc_noio_restore(noio);
+	/* Journalled with the next batch: replay would only copy them again. */
+	if (later)
+		queue_delayed_work(ix->wq, &ix->journal_work, DMB_JOURNAL_DELAY);
+	return r;
+}
+
+/*
+ * A write-back pass found nothing dirty, and no dirty key went in since
+ * it began (@seq): a backing origin's superblock may say clean again,
+ * once the clean keys are journalled.  0 or -errno.
+ */
+int dmb_index_origin_clean(struct dmb_index *ix, u64 seq)
+{
+	unsigned int noio = memalloc_noio_save();
+	int r = 0;
+
+	mutex_lock(&ix->work_mutex);
+	if (ix->dirty_seq != seq) {
+		r = -EAGAIN;
+	} else if (ix->origin_dirty && ix->state == DMB_STATE_RW) {
+		down_read(&ix->index_lock);
+		r = journal_now(ix);
+		up_read(&ix->index_lock);
+		if (!r)
+			r = origin_record(ix, ix->set.sb.set_uuid,
+					  BCH_BDEV_STATE_CLEAN);
+		if (!r)
+			ix->origin_dirty = false;
+	}
+	mutex_unlock(&ix->work_mutex);
+	memalloc_noio_restore(noio);
+	return r;
 }
 
 /* ---- open, share, sync, close ---- */
@@ -623,7 +781,7 @@ static void origin_uuid(struct dmb_cache *dc, u8 uuid[16], char *label)
 
 /*
  * Is a backing origin attached to this cache set, as its superblock
- * records it (the set's UUID, state clean)?  Only then is what the cache
+ * records it (the set's UUID, state clean or dirty)?  Only then is what the cache
  * holds under its UUID current.  A raw origin has no record: the cache
  * is taken to belong to it.
  */
@@ -633,7 +791,8 @@ static bool origin_attached(struct dmb_cache *dc)
 
 	if (dc->layout != BCH_LAYOUT_BACKING)
 		return true;
-	return bch_sb_bdev_state(sb) == BCH_BDEV_STATE_CLEAN &&
+	return (bch_sb_bdev_state(sb) == BCH_BDEV_STATE_CLEAN ||
+		bch_sb_bdev_state(sb) == BCH_BDEV_STATE_DIRTY) &&
 	       !memcmp(sb->set_uuid, dc->cache_sb.set_uuid, 16);
 }
 
@@ -686,6 +845,8 @@ static void origin_detach(struct dmb_index *ix)
 
 static void index_free(struct dmb_index *ix)
 {
+	/* No copy may run on the set from here on. */
+	dmb_wb_exit(ix);
 	if (ix->set_open)
 		dmb_index_sync(ix);
 	/* Nothing may run on the set once it is closed. */
@@ -776,6 +937,14 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 	init_waitqueue_head(&ix->gc_wait);
 	spin_lock_init(&ix->span_lock);
 	INIT_LIST_HEAD(&ix->spans);
+	init_waitqueue_head(&ix->span_wait);
+	ix->origin_dirty = dc->layout == BCH_LAYOUT_BACKING &&
+		bch_sb_bdev_state(&dc->origin_info.sb) == BCH_BDEV_STATE_DIRTY;
+	if (dmb_wb_init(ix)) {
+		ti->error = "Cannot allocate the write-back worker";
+		return -ENOMEM;
+	}
+	ix->wb.origin = dc->origin_dev->bdev;
 
 	ix->wq = alloc_ordered_workqueue("dmb_index", WQ_MEM_RECLAIM);
 	ix->fill_wq = alloc_workqueue("dmb_fill", WQ_MEM_RECLAIM, 0);

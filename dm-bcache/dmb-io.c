@@ -10,17 +10,25 @@
  *   write       writethrough: to the origin and to newly allocated cache
  *               space at once (cloned, a clone per piece of cache space);
  *               the keys go in when all are done, before the bio
- *               completes.  writearound, passthrough, or no cache space:
- *               to the origin only, after invalidating whatever the cache
- *               holds of the range.
+ *               completes.  writeback: to newly allocated cache space
+ *               only, indexed as dirty before the bio completes; the
+ *               writeback worker copies it to the origin later.
+ *               writearound, passthrough, a bypassed write, or no cache
+ *               space: to the origin only, after invalidating whatever
+ *               the cache holds of the range (dirty data included: the
+ *               write supersedes it).
  *   flush       journals the index first, then goes to the origin.
  *
  * map never sleeps on a lock or on metadata I/O: it only try-locks the
  * index.  When that fails, the bio is deferred to a worker that may wait
  * for the lock (dmb_io_deferred()); a deferred read that the cache holds
- * only part of goes to the origin (bypass_busy).  Spans (dmb-span.c) keep
- * concurrent writes from leaving older data in the cache than on the
- * origin.
+ * only part of goes to the origin (bypass_busy), or in pieces when part
+ * of it is dirty.  Spans (dmb-span.c) keep concurrent writes from leaving
+ * older data in the cache than on the origin, and write-back copies from
+ * landing on the origin after a newer write.
+ *
+ * Dirty data is only in the cache: a failed read of it fails the bio
+ * instead of being retried from the origin, which holds older data.
  */
 #include <linux/bio.h>
 
@@ -40,9 +48,12 @@ static bool key_cached(struct dmb_index *ix, const struct bch_key *k)
 	       bch_key_live(&ix->set.g, ix->set.a.gens, k);
 }
 
-/* The first sector of [sector, end) the cache holds, or @end (index_lock). */
+/*
+ * The first sector of [sector, end) the cache holds (only the cache, with
+ * @dirty), or @end; under index_lock.
+ */
 static sector_t first_cached(struct dmb_cache *dc, sector_t sector,
-			     sector_t end)
+			     sector_t end, bool dirty)
 {
 	struct dmb_index *ix = dc->ix;
 
@@ -51,7 +62,7 @@ static sector_t first_cached(struct dmb_cache *dc, sector_t sector,
 		const struct bch_key *k = bch_btree_lookup(&ix->set.t, ix->inode,
 							   sector, &next);
 
-		if (key_cached(ix, k))
+		if (key_cached(ix, k) && (!dirty || bch_key_dirty(k)))
 			return sector;
 		sector = next;
 	}
@@ -69,7 +80,7 @@ static u32 readahead_gap(struct dmb_cache *dc, sector_t end, u32 want)
 	sector_t limit = dc->data_offset + dc->ti->len;
 
 	want = min_t(u64, want, limit > end ? limit - end : 0);
-	return round_down(first_cached(dc, end, end + want) - end,
+	return round_down(first_cached(dc, end, end + want, false) - end,
 			  dc->block_size);
 }
 
@@ -85,14 +96,18 @@ static u32 readahead_want(struct dmb_cache *dc, struct bio *bio, u32 n)
 	return min_t(u64, ra, DMB_FILL_MAX_SECTORS - n);
 }
 
+static void read_pieces(struct dmb_cache *dc, struct dmb_io *io,
+			struct bio *bio, sector_t sector);
+
 /*
  * A read, with index_lock held for reading (released here): @bio is
  * remapped to where its data is.  In map (@split) a bio that the cache
  * holds only part of is cut with dm_accept_partial_bio() and dm sends the
  * rest again; a deferred read cannot be cut, and goes to the origin whole
- * unless the cache holds all of it or none.
+ * unless the cache holds all of it or none, or holds dirty data of it:
+ * then it is read in pieces (read_pieces()), and false is returned.
  */
-static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
+static bool read_locked(struct dmb_cache *dc, struct dmb_io *io,
 			struct bio *bio, sector_t sector, bool split)
 {
 	struct dmb_index *ix = dc->ix;
@@ -119,21 +134,28 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 		io->iter = bio->bi_iter;
 		io->bi_flags = bio->bi_flags;
 		io->origin_sector = sector;
+		if (bch_key_dirty(k))
+			io->flags |= DMB_IO_DIRTY_HIT;
 		dmb_bypass_why(dc, sector, n, false);	/* the stream goes on */
 		dmb_stats_inc(&dc->stats, DMB_READ_HIT);
 		bio_set_dev(bio, dc->cache_dev->bdev);
 		bio->bi_iter.bi_sector = at;
-		return;
+		return true;
 	}
 	n = min_t(u32, n, DMB_FILL_MAX_SECTORS);
 	ra = n == sectors ? readahead_want(dc, bio, n) : 0;
 	if (ra)
 		ra = readahead_gap(dc, sector + n, ra);
+	if (n < sectors && !split &&
+	    first_cached(dc, sector, sector + sectors, true) < sector + sectors) {
+		read_pieces(dc, io, bio, sector);
+		return false;
+	}
 	up_read(&ix->index_lock);
 	if (n < sectors && !split) {
 		dmb_bypass_count(dc, false, DMB_WHY_BUSY);
 		remap_origin(dc, bio, sector);
-		return;
+		return true;
 	}
 	if (n < sectors)
 		dm_accept_partial_bio(bio, n);
@@ -141,7 +163,7 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 	if (why != DMB_NR_COUNTERS) {
 		dmb_bypass_count(dc, false, why);
 		remap_origin(dc, bio, sector);
-		return;
+		return true;
 	}
 	dmb_stats_inc(&dc->stats, DMB_READ_MISS);
 	/* The fill (and its span) reaches past the bio by the readahead. */
@@ -150,6 +172,7 @@ static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
 		io->iter = bio->bi_iter;
 	}
 	remap_origin(dc, bio, sector);
+	return true;
 }
 
 /*
@@ -210,8 +233,9 @@ static void origin_clone_end(struct bio *clone)
 }
 
 /*
- * A cache piece of a write-through write: its failure does not fail the
- * write (the origin has the data); the range is invalidated instead.
+ * A cache piece of a write: its failure does not fail the write.  A
+ * write-through's range is invalidated instead (the origin has the
+ * data); a write-back write is sent to the origin instead (dmb-index.c).
  */
 static void cache_clone_end(struct bio *clone)
 {
@@ -228,10 +252,26 @@ static void cache_clone_end(struct bio *clone)
 	dmb_op_put(&io->op);
 }
 
+/* A piece of a read sent in pieces: a failed one fails the read. */
+static void read_clone_end(struct bio *clone)
+{
+	struct dmb_io *io = clone->bi_private;
+	struct dmb_index *ix = io->dc->ix;
+
+	if (clone->bi_bdev == io->dc->cache_dev->bdev) {
+		dmb_cache_io_end(ix, io->epoch);
+		if (clone->bi_status)
+			atomic64_inc(&ix->cache_errors);
+	}
+	dmb_op_error(&io->op, clone->bi_status);
+	bio_put(clone);
+	dmb_op_put(&io->op);
+}
+
 /* A clone of @io's bio, or of @len sectors of it from @offset (len > 0). */
 static void submit_clone(struct dmb_cache *dc, struct dmb_io *io,
 			 struct block_device *bdev, sector_t sector,
-			 u32 offset, u32 len)
+			 u32 offset, u32 len, bio_end_io_t *end_io)
 {
 	struct dmb_index *ix = dc->ix;
 	struct bio *clone = bio_alloc_clone(bdev, io->bio, GFP_NOIO, &ix->bs);
@@ -239,42 +279,97 @@ static void submit_clone(struct dmb_cache *dc, struct dmb_io *io,
 	if (len)
 		bio_trim(clone, offset, len);
 	clone->bi_iter.bi_sector = sector;
-	clone->bi_end_io = bdev == dc->cache_dev->bdev ? cache_clone_end :
-			   origin_clone_end;
+	clone->bi_end_io = end_io;
 	clone->bi_private = io;
 	dmb_op_get(&io->op);
 	submit_bio_noacct(clone);
 }
 
+static void pieces_done(struct dmb_op *op)
+{
+	struct dmb_io *io = container_of(op, struct dmb_io, op);
+
+	io->bio->bi_status = op->status;
+	bio_endio(io->bio);
+}
+
 /*
- * Write-through, with index_lock held for reading: cache space for the
- * whole bio (in up to DMB_MAX_PIECES pieces, as buckets end), then the
- * bio goes to the origin and each piece to its place in the cache at
- * once; the keys go in when all are done (dmb-index.c), before the bio
- * completes.  False, with nothing started, when there is not the space.
+ * A deferred read (which cannot be cut) over dirty data and something
+ * else, with index_lock held for reading (released here): dirty pieces
+ * are read from the cache, the rest from the origin, which holds it.
  */
-static bool write_through(struct dmb_cache *dc, struct dmb_io *io,
-			  sector_t sector)
+static void read_pieces(struct dmb_cache *dc, struct dmb_io *io,
+			struct bio *bio, sector_t sector)
+{
+	struct dmb_index *ix = dc->ix;
+	u32 sectors = bio_sectors(bio), done = 0, n;
+	const struct bch_key *k;
+	u64 next;
+
+	dmb_stats_inc(&dc->stats, DMB_READ_HIT);
+	dmb_op_init(&io->op, pieces_done);
+	for (; done < sectors; done += n) {
+		sector_t at = sector + done;
+
+		k = bch_btree_lookup(&ix->set.t, ix->inode, at, &next);
+		n = min_t(u64, next - at, sectors - done);
+		if (key_cached(ix, k) && bch_key_dirty(k)) {
+			io->epoch = dmb_cache_io_start(ix, 1);
+			submit_clone(dc, io, dc->cache_dev->bdev,
+				     bch_ptr_offset(k->ptr[0]) +
+				     (at - bch_key_start(k)), done, n,
+				     read_clone_end);
+		} else {
+			submit_clone(dc, io, dc->origin_dev->bdev, at, done, n,
+				     read_clone_end);
+		}
+	}
+	up_read(&ix->index_lock);
+	dmb_op_put(&io->op);
+}
+
+/* Give back what a write allocated and will not use. */
+static void unused_pieces(struct dmb_index *ix, struct dmb_io *io, bool dirty)
+{
+	dmb_free_pieces(ix, io->piece, io->piece_len, io->nr_pieces, dirty);
+	io->nr_pieces = 0;
+}
+
+/*
+ * A write to the cache, with index_lock held for reading: cache space for
+ * the whole bio (in up to DMB_MAX_PIECES pieces, as buckets end), then
+ * each piece goes to its place in the cache, and for write-through the
+ * bio to the origin at once; the keys go in when all are done
+ * (dmb-index.c), before the bio completes.  Write-back (@dirty) writes
+ * only the cache, and its keys are dirty.  False, with nothing started,
+ * when there is not the space.
+ */
+static bool write_cache(struct dmb_cache *dc, struct dmb_io *io,
+			sector_t sector, bool dirty)
 {
 	struct dmb_index *ix = dc->ix;
 	u32 sectors = bio_sectors(io->bio), done, i;
 
 	done = dmb_alloc_pieces(ix, sectors, io->piece, io->piece_len,
-				&io->nr_pieces);
-	if (done < sectors)	/* what was taken is left unused */
+				&io->nr_pieces, dirty);
+	if (done < sectors) {
+		unused_pieces(ix, io, dirty);
 		return false;
+	}
 	io->epoch = dmb_cache_io_start(ix, io->nr_pieces);
 	io->start_ns = ktime_get_ns();
 	io->cache_error = false;
-	dmb_span_write(ix, &io->span, sector, sectors);
+	if (dirty)
+		io->flags |= DMB_IO_DIRTY;
 	dmb_stats_inc(&dc->stats, DMB_WRITE_MISS);
 	dmb_op_init(&io->op, dmb_index_write_done);
-	submit_clone(dc, io, dc->origin_dev->bdev, sector,
-		     0, 0);
+	if (!dirty)
+		submit_clone(dc, io, dc->origin_dev->bdev, sector, 0, 0,
+			     origin_clone_end);
 	for (i = 0, done = 0; i < io->nr_pieces; done += io->piece_len[i++])
 		submit_clone(dc, io, dc->cache_dev->bdev,
 			     bch_ptr_offset(io->piece[i]), done,
-			     io->piece_len[i]);
+			     io->piece_len[i], cache_clone_end);
 	dmb_op_put(&io->op);
 	return true;
 }
@@ -290,9 +385,58 @@ static void invalidate_then_write(struct dmb_index *ix, struct bio *bio)
 	dmb_index_kick(ix);
 }
 
+/* Does the write of @bio go to the cache, in @mode, for bypass reason @why? */
+static bool to_cache(struct bio *bio, enum dmb_mode mode, enum dmb_counter why)
+{
+	return bio_op(bio) == REQ_OP_WRITE && why == DMB_NR_COUNTERS &&
+	       (mode == DMB_MODE_WRITETHROUGH || mode == DMB_MODE_WRITEBACK);
+}
+
+/*
+ * A write whose span is registered, with index_lock held for reading
+ * (released here): to the cache if @cache and there is the space, else
+ * to the origin, straight when the cache holds nothing of the range,
+ * after invalidating it otherwise.  Returns the map result.
+ */
+static int write_locked(struct dmb_cache *dc, struct dmb_io *io,
+			struct bio *bio, sector_t sector, enum dmb_mode mode,
+			enum dmb_counter why)
+{
+	struct dmb_index *ix = dc->ix;
+	u32 sectors = bio_sectors(bio);
+	bool cache = to_cache(bio, mode, why);
+
+	if (cache && write_cache(dc, io, sector, mode == DMB_MODE_WRITEBACK)) {
+		up_read(&ix->index_lock);
+		return DM_MAPIO_SUBMITTED;
+	}
+	if (bio_op(bio) == REQ_OP_WRITE)
+		dmb_bypass_count(dc, true, cache ? DMB_WHY_NOSPACE : why);
+	if (first_cached(dc, sector, sector + sectors, false) == sector + sectors) {
+		up_read(&ix->index_lock);
+		return remap_origin(dc, bio, sector);
+	}
+	up_read(&ix->index_lock);
+	invalidate_then_write(ix, bio);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* Why a write (not a discard) in @mode is not cached, or DMB_NR_COUNTERS. */
+static enum dmb_counter write_why(struct dmb_cache *dc, struct bio *bio,
+				  sector_t sector, enum dmb_mode mode)
+{
+	if (bio_op(bio) != REQ_OP_WRITE)
+		return DMB_NR_COUNTERS;
+	if (mode != DMB_MODE_WRITETHROUGH && mode != DMB_MODE_WRITEBACK)
+		return DMB_WHY_MODE;
+	return dmb_bypass_why(dc, sector, bio_sectors(bio), true);
+}
+
 /*
  * Failed hits, read again from the origin; and reads and writes map could
- * not lock the index for: the same paths, allowed to wait for the lock.
+ * not lock the index for (or, for writes, that wait for a write-back copy
+ * of their range to reach the origin first): the same paths, allowed to
+ * wait.
  */
 void dmb_io_deferred(struct work_struct *work)
 {
@@ -312,69 +456,57 @@ void dmb_io_deferred(struct work_struct *work)
 	while ((bio = bio_list_pop(&bios))) {
 		struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
 		struct dmb_cache *dc = io->dc;
+		enum dmb_mode mode = READ_ONCE(dc->mode);
 		sector_t sector = dc->data_offset +
 				  dm_target_offset(dc->ti, bio->bi_iter.bi_sector);
-		bool done;
 
-		down_read(&ix->index_lock);
-		if (bio_op(bio) == REQ_OP_READ) {
+		if (bio_op(bio) != REQ_OP_READ) {
+			/* Its span is registered (map_write()). */
+			dmb_span_wait_writeback(ix, &io->span);
+			down_read(&ix->index_lock);
 			if (READ_ONCE(ix->state) == DMB_STATE_RW) {
-				read_locked(dc, io, bio, sector, false);
-			} else {
-				up_read(&ix->index_lock);
-				dmb_bypass_count(dc, false, DMB_WHY_FAILED);
-				remap_origin(dc, bio, sector);
+				if (write_locked(dc, io, bio, sector, mode,
+						 io->why) == DM_MAPIO_REMAPPED)
+					submit_bio_noacct(bio);
+				continue;
 			}
-			submit_bio_noacct(bio);
+			up_read(&ix->index_lock);
+			if (bio_op(bio) == REQ_OP_WRITE)
+				dmb_bypass_count(dc, true, DMB_WHY_FAILED);
+			invalidate_then_write(ix, bio);
 			continue;
 		}
-		done = READ_ONCE(ix->state) == DMB_STATE_RW &&
-		       write_through(dc, io, sector);
-		up_read(&ix->index_lock);
-		if (done)
-			continue;
-		dmb_bypass_count(dc, true, READ_ONCE(ix->state) == DMB_STATE_RW ?
-				 DMB_WHY_NOSPACE : DMB_WHY_FAILED);
-		dmb_span_write(ix, &io->span, sector, bio_sectors(bio));
-		invalidate_then_write(ix, bio);
+		down_read(&ix->index_lock);
+		if (READ_ONCE(ix->state) != DMB_STATE_RW) {
+			up_read(&ix->index_lock);
+			dmb_bypass_count(dc, false, DMB_WHY_FAILED);
+			remap_origin(dc, bio, sector);
+		} else if (!read_locked(dc, io, bio, sector, false)) {
+			continue;	/* sent in pieces */
+		}
+		submit_bio_noacct(bio);
 	}
 }
 
+/*
+ * Every write registers its span first: if a write-back copy of its range
+ * is in flight, it waits for it in the deferred worker, so the older data
+ * never lands on the origin after it.
+ */
 static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		     sector_t sector, enum dmb_mode mode)
 {
 	struct dmb_index *ix = dc->ix;
-	u32 sectors = bio_sectors(bio);
-	bool write = bio_op(bio) == REQ_OP_WRITE;
-	enum dmb_counter why = write ? dmb_bypass_why(dc, sector, sectors, true) :
-				       DMB_NR_COUNTERS;
-	bool wt = mode == DMB_MODE_WRITETHROUGH && write &&
-		  why == DMB_NR_COUNTERS;
 
-	if (mode != DMB_MODE_WRITETHROUGH)
-		why = DMB_WHY_MODE;
-	if (!map_trylock(ix)) {
-		if (wt)
-			return defer(ix, bio);
-		if (write)
-			dmb_bypass_count(dc, true, why);
-		dmb_span_write(ix, &io->span, sector, sectors);
-		invalidate_then_write(ix, bio);
-		return DM_MAPIO_SUBMITTED;
-	}
-	if (wt && write_through(dc, io, sector)) {
-		up_read(&ix->index_lock);
-		return DM_MAPIO_SUBMITTED;
-	}
-	if (write)
-		dmb_bypass_count(dc, true, wt ? DMB_WHY_NOSPACE : why);
-	dmb_span_write(ix, &io->span, sector, sectors);
-	/* Nothing cached in the range: straight to the origin. */
-	if (first_cached(dc, sector, sector + sectors) == sector + sectors) {
-		up_read(&ix->index_lock);
-		return remap_origin(dc, bio, sector);
-	}
-	up_read(&ix->index_lock);
+	io->why = write_why(dc, bio, sector, mode);
+	if (dmb_span_write(ix, &io->span, sector, bio_sectors(bio)))
+		return defer(ix, bio);
+	if (map_trylock(ix))
+		return write_locked(dc, io, bio, sector, mode, io->why);
+	if (to_cache(bio, mode, io->why))
+		return defer(ix, bio);
+	if (bio_op(bio) == REQ_OP_WRITE)
+		dmb_bypass_count(dc, true, io->why);
 	invalidate_then_write(ix, bio);
 	return DM_MAPIO_SUBMITTED;
 }
@@ -391,6 +523,9 @@ int dmb_map(struct dm_target *ti, struct bio *bio)
 	io->bio = bio;
 	io->flags = 0;
 	io->span.on = false;
+	/* Write-back speeds up when this stops changing (dmb-writeback.c). */
+	if (READ_ONCE(ix->wb.last_io) != jiffies)
+		WRITE_ONCE(ix->wb.last_io, jiffies);
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		/* dm sends the payload of a flush separately: this is empty. */
 		spin_lock_irq(&ix->lock);
@@ -424,7 +559,12 @@ int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	if (io->flags & DMB_IO_CACHE) {
 		dmb_note_latency(ix, false, ktime_get_ns() - io->start_ns);
 		dmb_cache_io_end(ix, io->epoch);
-		if (*error) {
+		if (*error && (io->flags & DMB_IO_DIRTY_HIT)) {
+			/* Only the cache has it: the reader must know. */
+			atomic64_inc(&ix->cache_errors);
+			DMERR_LIMIT("cache %s: dirty data at origin sector %llu unreadable",
+				    ix->name, (u64)io->origin_sector);
+		} else if (*error) {
 			/* A failed hit: read it from the origin instead. */
 			unsigned long flags;
 

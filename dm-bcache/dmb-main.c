@@ -7,8 +7,9 @@
  * parsed in dmb-ctr.c, status in dmb-status.c, messages in dmb-message.c,
  * and the on-disk format lives in core/, shared with the userspace tools.
  *
- * Version 1.3.0 caches: the data path is dmb-io.c, the index and its
- * worker dmb-index.c, the index itself core/set.c.
+ * Version 1.4.0 caches, write-back included: the data path is dmb-io.c,
+ * the index and its worker dmb-index.c, the index itself core/set.c,
+ * write-back dmb-writeback.c.
  */
 #include <linux/module.h>
 #include <linux/bio.h>
@@ -54,9 +55,13 @@ static const char *dmb_name(struct dm_target *ti)
 	return dm_device_name(dm_table_get_md(ti->table));
 }
 
+/* Write-back copies bypass dm, so they stop here and restart on resume. */
 static void dmb_presuspend(struct dm_target *ti)
 {
+	struct dmb_cache *dc = ti->private;
+
 	DMDEBUG("%s: presuspend", dmb_name(ti));
+	dmb_wb_stop(dc->ix);
 }
 
 static void dmb_postsuspend(struct dm_target *ti)
@@ -73,11 +78,13 @@ static void dmb_resume(struct dm_target *ti)
 
 	DMDEBUG("%s: resume", dmb_name(ti));
 	dmb_index_resume(dc->ix);
+	dmb_wb_tune(dc->ix, dc);
+	dmb_wb_start(dc->ix);
 }
 
 static struct target_type dmb_target = {
 	.name = "bcache",
-	.version = { 1, 3, 0 },
+	.version = { 1, 4, 0 },
 	.module = THIS_MODULE,
 	.ctr = dmb_ctr,
 	.dtr = dmb_dtr,

@@ -6,7 +6,9 @@
  *   <option> <value>          set a runtime option (dmb-options.c)
  *   clear_stats               zero the I/O counters
  *   gc                        run a gc pass now, return when it is done
- *   flush | detach | cleaner | invalidate <begin>-<end>
+ *   flush                     write back all dirty data, return when the
+ *                             cache is clean (an error if a copy failed)
+ *   detach | cleaner | invalidate <begin>-<end>
  *                             known, implemented by later versions
  *
  * Every refusal returns an error to dmsetup and logs one line naming the
@@ -17,7 +19,7 @@
 #include "dmb-target.h"
 
 static const char *const later_messages[] = {
-	"flush", "detach", "cleaner", "invalidate",
+	"detach", "cleaner", "invalidate",
 };
 
 static int refuse(struct dmb_cache *dc, const char *msg, int err,
@@ -37,7 +39,13 @@ static int set_cache_mode(struct dmb_cache *dc, const char *name)
 	if (!dmb_mode_supported[mode])
 		return refuse(dc, "cache_mode", -EOPNOTSUPP,
 			      "cache mode is not supported yet");
+	/* Reads would go to the origin, which lacks the dirty data. */
+	if (mode == DMB_MODE_PASSTHROUGH &&
+	    bch_set_dirty_sectors(&dc->ix->set))
+		return refuse(dc, "cache_mode", -EBUSY,
+			      "dirty data in the cache: flush it first");
 	WRITE_ONCE(dc->mode, mode);
+	dmb_wb_tune(dc->ix, dc);
 	return 0;
 }
 
@@ -55,6 +63,7 @@ static int set_option(struct dmb_cache *dc, enum dmb_opt opt,
 	if (!d->supported)
 		return refuse(dc, d->name, -EOPNOTSUPP, d->err_unsupported);
 	WRITE_ONCE(dc->opt_val[opt], val);
+	dmb_wb_tune(dc->ix, dc);
 	return 0;
 }
 
@@ -78,6 +87,11 @@ int dmb_message(struct dm_target *ti, unsigned int argc, char **argv,
 		if (argc != 1)
 			return refuse(dc, argv[0], -EINVAL, "takes no arguments");
 		return dmb_index_gc(dc->ix);
+	}
+	if (!strcasecmp(argv[0], "flush")) {
+		if (argc != 1)
+			return refuse(dc, argv[0], -EINVAL, "takes no arguments");
+		return dmb_wb_flush(dc->ix);
 	}
 	if (!strcasecmp(argv[0], "cache_mode")) {
 		if (argc != 2)

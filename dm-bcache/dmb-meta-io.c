@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Synchronous metadata I/O over dm-io, for the constructor and for the
- * core's formatter and checker (struct bch_meta_io).  Buffers may be
+ * core's formatter and checker (struct bch_meta_io); and the synchronous
+ * data I/O of write-back (dmb_dev_rw()).  Buffers may be
  * kmalloc'ed or vmalloc'ed (core buffers come from kvmalloc).  Only
  * process context may call these: they sleep until the I/O completes.
  */
@@ -12,18 +13,18 @@
 
 #include "dmb-target.h"
 
-static int meta_rw(struct dmb_meta_dev *m, blk_opf_t opf, u64 sector,
-		   void *buf, size_t len)
+int dmb_dev_rw(struct dm_io_client *client, struct block_device *bdev,
+	       blk_opf_t opf, u64 sector, void *buf, size_t len)
 {
 	struct dm_io_region where = {
-		.bdev = m->bdev,
+		.bdev = bdev,
 		.sector = sector,
 		.count = len >> SECTOR_SHIFT,
 	};
 	struct dm_io_request req = {
-		.bi_opf = opf | REQ_META | REQ_SYNC,
+		.bi_opf = opf | REQ_SYNC,
 		.notify.fn = NULL,
-		.client = m->client,
+		.client = client,
 	};
 	unsigned long error_bits = 0;
 	int r;
@@ -41,6 +42,12 @@ static int meta_rw(struct dmb_meta_dev *m, blk_opf_t opf, u64 sector,
 	if (!r && error_bits)
 		r = -EIO;
 	return r;
+}
+
+static int meta_rw(struct dmb_meta_dev *m, blk_opf_t opf, u64 sector,
+		   void *buf, size_t len)
+{
+	return dmb_dev_rw(m->client, m->bdev, opf | REQ_META, sector, buf, len);
 }
 
 static int meta_read(void *ctx, u64 sector, void *buf, size_t len)

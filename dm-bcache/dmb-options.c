@@ -20,6 +20,7 @@ const char *const dmb_mode_names[DMB_NR_MODES] = {
 };
 
 const bool dmb_mode_supported[DMB_NR_MODES] = {
+	[DMB_MODE_WRITEBACK] = true,
 	[DMB_MODE_WRITETHROUGH] = true,
 	[DMB_MODE_WRITEAROUND] = true,
 	[DMB_MODE_PASSTHROUGH] = true,
@@ -91,17 +92,17 @@ const struct dmb_opt_desc dmb_opts[DMB_NR_OPTS] = {
 	/* percent of the cache kept dirty */
 	[DMB_OPT_WB_PERCENT] = {
 		.name = "writeback_percent", .max = 40, .def = 10,
-		.runtime = true, ERRORS("writeback_percent"),
+		.runtime = true, .supported = true, ERRORS("writeback_percent"),
 	},
-	/* seconds of idleness before writeback starts */
+	/* seconds from the first dirty data in a clean cache to writeback */
 	[DMB_OPT_WB_DELAY] = {
 		.name = "writeback_delay", .max = 86400, .def = 30,
-		.runtime = true, ERRORS("writeback_delay"),
+		.runtime = true, .supported = true, ERRORS("writeback_delay"),
 	},
 	/* sectors per second */
 	[DMB_OPT_WB_RATE_MIN] = {
 		.name = "writeback_rate_minimum", .min = 1, .max = 1U << 30,
-		.def = 8, .runtime = true, ERRORS("writeback_rate_minimum"),
+		.def = 8, .runtime = true, .supported = true, ERRORS("writeback_rate_minimum"),
 	},
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Spans: which origin ranges writes in flight, and data on its way into
- * the cache, cover; see dmb-target.h.  One list under a spinlock: it
+ * Spans: which origin ranges writes in flight, data on its way into the
+ * cache, and dirty data on its way to the origin cover; see dmb-target.h.  One list under a spinlock: it
  * holds only what is in flight, and every operation is a short walk.
  */
 #include "dmb-target.h"
@@ -11,28 +11,84 @@ static bool overlap(const struct dmb_span *a, sector_t start, sector_t end)
 	return a->start < end && start < a->end;
 }
 
-/* A write starts: spans it overlaps (and itself, if another write) lose. */
-void dmb_span_write(struct dmb_index *ix, struct dmb_span *sp,
+/*
+ * A write starts: spans it overlaps (and itself, if another write) lose.
+ * True when a write-back copy of part of its range is in flight: the
+ * write must not reach the origin before that copy does
+ * (dmb_span_wait_writeback()).
+ */
+bool dmb_span_write(struct dmb_index *ix, struct dmb_span *sp,
 		    sector_t start, u32 sectors)
 {
 	struct dmb_span *o;
 	unsigned long flags;
+	bool wb = false;
 
 	sp->start = start;
 	sp->end = start + sectors;
-	sp->write = true;
+	sp->kind = DMB_SPAN_WRITE;
 	sp->contended = false;
 	spin_lock_irqsave(&ix->span_lock, flags);
 	list_for_each_entry(o, &ix->spans, node) {
 		if (!overlap(o, sp->start, sp->end))
 			continue;
 		o->contended = true;
-		if (o->write)
+		if (o->kind == DMB_SPAN_WRITE)
 			sp->contended = true;
+		else if (o->kind == DMB_SPAN_WB)
+			wb = true;
 	}
 	list_add_tail(&sp->node, &ix->spans);
 	sp->on = true;
 	spin_unlock_irqrestore(&ix->span_lock, flags);
+	return wb;
+}
+
+static bool writeback_overlaps(struct dmb_index *ix, const struct dmb_span *sp)
+{
+	struct dmb_span *o;
+	unsigned long flags;
+	bool wb = false;
+
+	spin_lock_irqsave(&ix->span_lock, flags);
+	list_for_each_entry(o, &ix->spans, node)
+		if (o->kind == DMB_SPAN_WB && overlap(o, sp->start, sp->end))
+			wb = true;
+	spin_unlock_irqrestore(&ix->span_lock, flags);
+	return wb;
+}
+
+/*
+ * Wait until no write-back copy overlaps write span @sp.  None can start
+ * meanwhile: a copy starts only where no write span is.
+ */
+void dmb_span_wait_writeback(struct dmb_index *ix, struct dmb_span *sp)
+{
+	wait_event(ix->span_wait, !writeback_overlaps(ix, sp));
+}
+
+/* A write-back copy may start only where no write is in flight. */
+bool dmb_span_writeback(struct dmb_index *ix, struct dmb_span *sp,
+			sector_t start, u32 sectors)
+{
+	struct dmb_span *o;
+	unsigned long flags;
+	bool ok = true;
+
+	sp->start = start;
+	sp->end = start + sectors;
+	sp->kind = DMB_SPAN_WB;
+	sp->contended = false;
+	spin_lock_irqsave(&ix->span_lock, flags);
+	list_for_each_entry(o, &ix->spans, node)
+		if (o->kind == DMB_SPAN_WRITE && overlap(o, sp->start, sp->end))
+			ok = false;
+	if (ok) {
+		list_add_tail(&sp->node, &ix->spans);
+		sp->on = true;
+	}
+	spin_unlock_irqrestore(&ix->span_lock, flags);
+	return ok;
 }
 
 /* A miss may be filled only if no write to its range is in flight. */
@@ -45,11 +101,11 @@ bool dmb_span_fill(struct dmb_index *ix, struct dmb_span *sp,
 
 	sp->start = start;
 	sp->end = start + sectors;
-	sp->write = false;
+	sp->kind = DMB_SPAN_FILL;
 	sp->contended = false;
 	spin_lock_irqsave(&ix->span_lock, flags);
 	list_for_each_entry(o, &ix->spans, node)
-		if (o->write && overlap(o, sp->start, sp->end))
+		if (o->kind == DMB_SPAN_WRITE && overlap(o, sp->start, sp->end))
 			ok = false;
 	if (ok) {
 		list_add_tail(&sp->node, &ix->spans);
@@ -79,11 +135,16 @@ bool dmb_span_end(struct dmb_index *ix, struct dmb_span *sp)
 	unsigned long flags;
 	bool contended;
 
+	bool wake;
+
 	spin_lock_irqsave(&ix->span_lock, flags);
+	wake = sp->on && sp->kind == DMB_SPAN_WB;
 	if (sp->on)
 		list_del(&sp->node);
 	sp->on = false;
 	contended = sp->contended;
 	spin_unlock_irqrestore(&ix->span_lock, flags);
+	if (wake)
+		wake_up_all(&ix->span_wait);
 	return contended;
 }

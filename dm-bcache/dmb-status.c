@@ -19,7 +19,8 @@ static const char *const state_names[] = {
  *  1 <block size>                 sectors
  *  2 <bucket size>                sectors
  *  3 <used buckets>/<total buckets>  used: holding metadata or live data
- *  4 <dirty sectors>
+ *  4 <dirty sectors>              as of the last gc, plus dirty writes
+ *                                 since, less what was written back
  *  5 <read hits>  6 <read misses>  7 <write hits>  8 <write misses>
  *  9 <bypassed reads> 10 <bypassed writes>       (I/O counts)
  * 11 <writeback rate>             sectors per second
@@ -34,8 +35,11 @@ static const char *const state_names[] = {
  *                                 (why_names), then gc_runs, reclaims,
  *                                 commits, cache_errors, deferred
  *                                 (bios map found the index locked for)
- *                                 of the index, and gc_active (1 while a
- *                                 gc pass is under way)
+ *                                 of the index, gc_active (1 while a
+ *                                 gc pass is under way), written_back
+ *                                 (sectors), writeback_errors (copies
+ *                                 that failed), writeback_full (1 while
+ *                                 copying flat out)
  */
 static const char *const why_names[] = {
 	[DMB_WHY_SEQUENTIAL] = "bypass_sequential",
@@ -55,12 +59,13 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	dmb_stats_sum(&dc->stats, &c);
 	DMEMIT("%u %u %llu/%llu %llu ", dc->block_size,
 	       dc->cache_sb.bucket_size, bch_alloc_used(&dc->ix->set.a),
-	       dc->cache_sb.nbuckets, 0ULL);
+	       dc->cache_sb.nbuckets, bch_set_dirty_sectors(&ix->set));
 	DMEMIT("%llu %llu %llu %llu ",
 	       c.c[DMB_READ_HIT], c.c[DMB_READ_MISS],
 	       c.c[DMB_WRITE_HIT], c.c[DMB_WRITE_MISS]);
 	DMEMIT("%llu %llu %llu ",
-	       c.c[DMB_BYPASS_READ], c.c[DMB_BYPASS_WRITE], 0ULL);
+	       c.c[DMB_BYPASS_READ], c.c[DMB_BYPASS_WRITE],
+	       READ_ONCE(ix->wb.rate));
 	DMEMIT("%s %s %s %s %llu ",
 	       dmb_mode_names[READ_ONCE(dc->mode)], state_names[READ_ONCE(dc->ix->state)],
 	       dc->ix->needs_check ? "needs_check" : "-",
@@ -68,7 +73,7 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	       (unsigned long long)dc->data_offset);
 	DMEMIT("0 2 origin_layout %s",
 	       bch_origin_request_names[dc->opt_val[DMB_OPT_ORIGIN_LAYOUT]]);
-	DMEMIT(" %u", (DMB_NR_COUNTERS - DMB_WHY_SEQUENTIAL + 6) * 2);
+	DMEMIT(" %u", (DMB_NR_COUNTERS - DMB_WHY_SEQUENTIAL + 9) * 2);
 	for (i = DMB_WHY_SEQUENTIAL; i < DMB_NR_COUNTERS; i++)
 		DMEMIT(" %s %llu", why_names[i], c.c[i]);
 	DMEMIT(" gc_runs %llu reclaims %llu commits %llu cache_errors %llu",
@@ -78,6 +83,9 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	DMEMIT(" deferred %llu gc_active %u",
 	       (u64)atomic64_read(&ix->nr_deferred),
 	       READ_ONCE(ix->set.gc_running) ? 1 : 0);
+	DMEMIT(" written_back %llu writeback_errors %llu writeback_full %u",
+	       (u64)atomic64_read(&ix->wb.written),
+	       (u64)atomic64_read(&ix->wb.errors), dmb_wb_full(ix) ? 1 : 0);
 }
 
 /*

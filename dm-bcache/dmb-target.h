@@ -21,6 +21,7 @@
 #include <linux/rwsem.h>
 #include <linux/workqueue.h>
 #include <linux/wait.h>
+#include <linux/dm-io.h>
 
 #include "dmb-options.h"
 #include "dmb-stats.h"
@@ -49,11 +50,22 @@ enum dmb_state {
  * through's range is invalidated instead), so the cache never keeps data
  * older than what the origin holds or is about to hold.  A fill is not
  * even started while an overlapping write is in flight.
+ *
+ * Write-back copies (dmb-writeback.c) have spans too: one starts only
+ * where no write is in flight, and a write that finds one waits for it
+ * (deferred), so the copy of older data never reaches the origin after
+ * the newer write does.
  */
+enum dmb_span_kind {
+	DMB_SPAN_FILL,			/* data on its way into the cache */
+	DMB_SPAN_WRITE,			/* a user write */
+	DMB_SPAN_WB,			/* dirty data on its way to the origin */
+};
+
 struct dmb_span {
 	struct list_head node;
 	sector_t start, end;
-	bool write;
+	u8 kind;			/* enum dmb_span_kind */
 	bool contended;
 	bool on;			/* in the index's list */
 };
@@ -81,11 +93,14 @@ struct dmb_io {
 	sector_t origin_sector;		/* read hit: where to retry it */
 	unsigned short bi_flags;	/* read hit: the bio's, to retry it */
 	u32 flags;
+	enum dmb_counter why;		/* a write: why not cached, or none */
 	bool cache_error;		/* write-through: a cache piece failed */
 };
 
 #define DMB_IO_CACHE		BIT(0)	/* counted in cache_io */
 #define DMB_IO_FILL		BIT(1)	/* a miss to fill on completion */
+#define DMB_IO_DIRTY		BIT(2)	/* a write-back write, to the cache only */
+#define DMB_IO_DIRTY_HIT	BIT(3)	/* a hit on data only the cache holds */
 
 /* A device the constructor reads and writes metadata on, over dm-io. */
 struct dmb_meta_dev {
@@ -166,6 +181,49 @@ struct dmb_index {
 	atomic64_t cache_errors;	/* data I/O to the cache that failed */
 	atomic64_t nr_deferred;		/* bios map could not lock the index for */
 	struct bio_list retries;	/* failed hits, to read from the origin */
+	wait_queue_head_t span_wait;	/* a write-back span ended */
+	u64 dirty_seq;			/* dirty keys inserted (work_mutex) */
+	bool origin_dirty;		/* the backing superblock says dirty */
+	struct dmb_writeback wb;
+};
+
+/*
+ * Write-back (dmb-writeback.c): one worker per index copies dirty data to
+ * the origin in origin order, at a rate a PI controller sets from how far
+ * the dirty data is above its target, flat out when draining or idle.
+ */
+#define DMB_WB_PIECES		64	/* dirty pieces one batch copies */
+
+struct dmb_writeback {
+	struct delayed_work work;
+	struct workqueue_struct *wq;
+	u64 pos;			/* next origin sector to scan */
+	bool pass_found;		/* dirty data seen since pos was 0 */
+	u64 pass_seq;			/* ix->dirty_seq when the pass began */
+	u64 clean_passes;		/* passes that found nothing dirty */
+	/* tunables, copied from the active table (dmb_wb_tune()) */
+	u32 percent;
+	u64 rate_min;
+	bool writeback_mode;
+	/* the controller */
+	u64 rate;			/* sectors per second */
+	s64 integral;
+	unsigned long last_update;	/* jiffies */
+	unsigned long last_io;		/* jiffies of the last user I/O */
+	atomic_t drain;			/* flush messages waiting */
+	bool stopped;			/* suspended or going away */
+	atomic64_t written;		/* sectors written back */
+	atomic64_t errors;		/* copies that failed */
+	wait_queue_head_t wait;		/* flush messages */
+	bool was_clean;			/* found nothing dirty last time */
+	unsigned long start_at;		/* jiffies: writeback_delay ends */
+	u32 delay;			/* writeback_delay, seconds */
+	struct dm_io_client *client;
+	struct block_device *origin;
+	struct bch_key keys[DMB_WB_PIECES];
+	struct dmb_span spans[DMB_WB_PIECES];	/* a run's, at its first piece */
+	u32 run_len[DMB_WB_PIECES];	/* pieces in the run starting there */
+	void *buf;			/* one run's data */
 };
 
 /* Sequential streams the bypass policy tracks (dmb-bypass.c). */
@@ -221,6 +279,8 @@ int dmb_message(struct dm_target *ti, unsigned int argc, char **argv,
 		char *result, unsigned int maxlen);
 
 /* dmb-meta-io.c */
+int dmb_dev_rw(struct dm_io_client *client, struct block_device *bdev,
+	       blk_opf_t opf, u64 sector, void *buf, size_t len);
 int dmb_meta_dev_init(struct dmb_meta_dev *m, struct block_device *bdev);
 void dmb_meta_dev_exit(struct dmb_meta_dev *m);
 
@@ -237,15 +297,32 @@ void dmb_index_resume(struct dmb_index *ix);
 int dmb_index_gc(struct dmb_index *ix);
 void dmb_index_kick(struct dmb_index *ix);
 u32 dmb_alloc_pieces(struct dmb_index *ix, u32 sectors, u64 *piece,
-		     u32 *len, u32 *nr);
+		     u32 *len, u32 *nr, bool dirty);
 void dmb_index_write_done(struct dmb_op *op);
 void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io);
 unsigned int dmb_cache_io_start(struct dmb_index *ix, unsigned int n);
 void dmb_cache_io_end(struct dmb_index *ix, unsigned int epoch);
+void dmb_free_pieces(struct dmb_index *ix, const u64 *piece, const u32 *len,
+		     u32 nr, bool dirty);
+int dmb_index_clean(struct dmb_index *ix, const struct bch_key *keys, u32 n);
+int dmb_index_origin_clean(struct dmb_index *ix, u64 seq);
+
+/* dmb-writeback.c */
+int dmb_wb_init(struct dmb_index *ix);
+void dmb_wb_exit(struct dmb_index *ix);
+void dmb_wb_tune(struct dmb_index *ix, struct dmb_cache *dc);
+void dmb_wb_start(struct dmb_index *ix);
+void dmb_wb_stop(struct dmb_index *ix);
+void dmb_wb_kick(struct dmb_index *ix);
+int dmb_wb_flush(struct dmb_index *ix);
+bool dmb_wb_full(struct dmb_index *ix);
 
 /* dmb-span.c */
-void dmb_span_write(struct dmb_index *ix, struct dmb_span *sp,
+bool dmb_span_write(struct dmb_index *ix, struct dmb_span *sp,
 		    sector_t start, u32 sectors);
+bool dmb_span_writeback(struct dmb_index *ix, struct dmb_span *sp,
+			sector_t start, u32 sectors);
+void dmb_span_wait_writeback(struct dmb_index *ix, struct dmb_span *sp);
 bool dmb_span_fill(struct dmb_index *ix, struct dmb_span *sp,
 		   sector_t start, u32 sectors);
 void dmb_span_move(struct dmb_index *ix, struct dmb_span *from,
