@@ -122,6 +122,30 @@ void bch_alloc_mark_key(struct bch_alloc *a, const struct bch_key *k)
 		set_state(a, bucket, BCH_BUCKET_DATA);
 }
 
+/* The bucket @k points into when its pointer is current, else a->nbuckets. */
+static u64 current_bucket(const struct bch_alloc *a, const struct bch_key *k)
+{
+	u64 bucket = key_bucket(a, k);
+
+	if (bucket == a->nbuckets ||
+	    bch_ptr_gen(k->ptr[0]) != a->gens[bucket])
+		return a->nbuckets;
+	return bucket;
+}
+
+void bch_alloc_mark_dirty(struct bch_alloc *a, const struct bch_key *k,
+			  u32 sectors)
+{
+	u64 bucket = current_bucket(a, k);
+
+	if (bucket == a->nbuckets || !sectors)
+		return;
+	a->b[bucket].dirty += sectors;
+	a->dirty_sectors += sectors;
+	if (a->b[bucket].state == BCH_BUCKET_FREE)
+		set_state(a, bucket, BCH_BUCKET_DATA);
+}
+
 void bch_alloc_count_begin(struct bch_alloc *a)
 {
 	u64 i;
@@ -129,6 +153,7 @@ void bch_alloc_count_begin(struct bch_alloc *a)
 	lock(a);
 	for (i = 0; i < a->nbuckets; i++) {
 		a->gc[i].sectors = 0;
+		a->gc[i].dirty = 0;
 		a->gc[i].oldest_gen = a->gens[i];
 		a->gc[i].state = a->b[i].state;
 	}
@@ -149,6 +174,15 @@ void bch_alloc_count_key(struct bch_alloc *a, const struct bch_key *k)
 		a->gc[bucket].sectors += bch_key_size(k);
 }
 
+void bch_alloc_count_dirty(struct bch_alloc *a, const struct bch_key *k,
+			   u32 sectors)
+{
+	u64 bucket = current_bucket(a, k);
+
+	if (bucket != a->nbuckets)
+		a->gc[bucket].dirty += sectors;
+}
+
 static bool holds_data(u8 state)
 {
 	return state == BCH_BUCKET_DATA || state == BCH_BUCKET_FREE;
@@ -156,18 +190,27 @@ static bool holds_data(u8 state)
 
 void bch_alloc_count_end(struct bch_alloc *a)
 {
-	u64 i;
+	u64 i, dirty = 0;
 
 	lock(a);
 	for (i = 0; i < a->nbuckets; i++) {
 		struct bch_bucket *b = &a->b[i];
 
 		b->oldest_gen = a->gc[i].oldest_gen;
-		if (!holds_data(a->gc[i].state) || !holds_data(b->state))
-			continue;
-		b->sectors = a->gc[i].sectors;
-		set_state(a, i, b->sectors ? BCH_BUCKET_DATA : BCH_BUCKET_FREE);
+		if (holds_data(a->gc[i].state) && holds_data(b->state)) {
+			/*
+			 * What the index held, and what is still on its way
+			 * there (alloc.h, case (c)); dirty data is live
+			 * data too, whatever the clean count says.
+			 */
+			b->dirty = a->gc[i].dirty + b->dirty_inflight;
+			b->sectors = max(a->gc[i].sectors, b->dirty);
+			set_state(a, i, b->sectors ? BCH_BUCKET_DATA :
+						     BCH_BUCKET_FREE);
+		}
+		dirty += b->dirty;
 	}
+	a->dirty_sectors = dirty;
 	a->counting = false;
 	unlock(a);
 }
@@ -179,9 +222,13 @@ static bool reclaimable(const struct bch_alloc *a, u64 bucket)
 
 	if (b->state != BCH_BUCKET_FREE && b->state != BCH_BUCKET_DATA)
 		return false;
+	/* Dirty data exists nowhere else: raising the gen would lose it. */
+	if (b->dirty || b->dirty_inflight)
+		return false;
 	return bch_gen_lag(a->gens[bucket] + 1, b->oldest_gen) < BCH_GC_GEN_MAX;
 }
 
+/* Only for a bucket reclaimable() accepts: never one holding dirty data. */
 static void invalidate_one(struct bch_alloc *a, u64 bucket)
 {
 	a->b[bucket].was_free = a->b[bucket].state == BCH_BUCKET_FREE &&
@@ -382,7 +429,7 @@ static void decay(struct bch_alloc *a, u32 sectors)
 			a->b[i].prio--;
 }
 
-static int take_data(struct bch_alloc *a, u32 sectors, u64 *ptr)
+static int take_data(struct bch_alloc *a, u32 sectors, u64 *ptr, bool dirty)
 {
 	u32 bucket_size = a->g->kg.bucket_size, got;
 
@@ -405,22 +452,27 @@ static int take_data(struct bch_alloc *a, u32 sectors, u64 *ptr)
 			    a->gens[a->open]);
 	a->open_used += got;
 	a->b[a->open].sectors += got;
+	if (dirty) {
+		a->b[a->open].dirty += got;
+		a->b[a->open].dirty_inflight += got;
+		a->dirty_sectors += got;
+	}
 	decay(a, got);
 	return got;
 }
 
-int bch_alloc_data(struct bch_alloc *a, u32 sectors, u64 *ptr)
+int bch_alloc_data(struct bch_alloc *a, u32 sectors, u64 *ptr, bool dirty)
 {
 	int r;
 
 	lock(a);
-	r = take_data(a, sectors, ptr);
+	r = take_data(a, sectors, ptr, dirty);
 	unlock(a);
 	return r;
 }
 
 u32 bch_alloc_data_pieces(struct bch_alloc *a, u32 sectors, u64 *ptr,
-			  u32 *len, u32 max, u32 *nr)
+			  u32 *len, u32 max, u32 *nr, bool dirty)
 {
 	u32 done = 0;
 	int got;
@@ -429,7 +481,7 @@ u32 bch_alloc_data_pieces(struct bch_alloc *a, u32 sectors, u64 *ptr,
 	lock(a);
 	if (a->nr_ready > a->reserve + max) {
 		while (done < sectors && *nr < max) {
-			got = take_data(a, sectors - done, &ptr[*nr]);
+			got = take_data(a, sectors - done, &ptr[*nr], dirty);
 			if (got <= 0)
 				break;
 			len[(*nr)++] = got;
@@ -438,6 +490,26 @@ u32 bch_alloc_data_pieces(struct bch_alloc *a, u32 sectors, u64 *ptr,
 	}
 	unlock(a);
 	return done;
+}
+
+void bch_alloc_dirty_done(struct bch_alloc *a, u64 ptr, u32 sectors)
+{
+	u64 bucket = bch_ptr_bucket(a->g, ptr);
+	struct bch_bucket *b;
+
+	if (bch_ptr_dev(ptr) != a->g->nr_this_dev || bucket >= a->nbuckets)
+		return;
+	lock(a);
+	b = &a->b[bucket];
+	b->dirty_inflight -= min(b->dirty_inflight, sectors);
+	unlock(a);
+}
+
+void bch_alloc_cleaned(struct bch_alloc *a, u64 sectors)
+{
+	lock(a);
+	a->dirty_sectors -= min(a->dirty_sectors, sectors);
+	unlock(a);
 }
 
 void bch_alloc_touch(struct bch_alloc *a, u64 bucket)

@@ -50,6 +50,11 @@ static inline bool bch_key_dirty(const struct bch_key *k)
 	return (k->high >> 36) & 1;
 }
 
+static inline void bch_key_set_dirty(struct bch_key *k, bool dirty)
+{
+	k->high = (k->high & ~BIT_ULL(36)) | ((u64)dirty << 36);
+}
+
 static inline unsigned int bch_key_csum(const struct bch_key *k)
 {
 	return (k->high >> 56) & 3;

@@ -50,6 +50,34 @@ static int replay_key(void *ctx, const struct bch_key *k)
 	return bch_btree_insert(&s->t, k);
 }
 
+/*
+ * The sectors of key @k, in set @set of leaf keyset @ks, that a lookup
+ * answers with @k itself.  A dirty key partly or wholly masked by newer
+ * sets (written back and re-inserted clean, or overwritten) holds dirty
+ * data only in what still shows: counting the rest would keep its bucket
+ * unreclaimable with nothing left to write back (alloc.h, case (d)).  A
+ * lookup returns a pointer into the set holding the key, so identity
+ * says whose a piece is.
+ */
+static u32 visible_sectors(const struct bch_keyset *ks, u32 set,
+			   const struct bch_key *k)
+{
+	u64 inode = bch_key_inode(k), sector = bch_key_start(k), next;
+	u32 n = 0;
+
+	/* Nothing newer than the newest set masks it. */
+	if (set == ks->nr_sets - 1)
+		return bch_key_size(k);
+	while (sector < k->low) {
+		if (bch_keyset_lookup(ks, inode, sector, &next) == k)
+			n += min(next, k->low) - sector;
+		if (next <= sector)	/* a lookup always moves on */
+			break;
+		sector = next;
+	}
+	return n;
+}
+
 static void mark_node(struct bch_set *s, const struct bch_bnode *n)
 {
 	u32 i, j;
@@ -59,8 +87,15 @@ static void mark_node(struct bch_set *s, const struct bch_bnode *n)
 	for (i = 0; i < n->nr_child; i++)
 		mark_node(s, n->child[i]);
 	for (i = 0; !n->level && i < n->ks.nr_sets; i++)
-		for (j = 0; j < n->ks.set[i].e.nr; j++)
-			bch_alloc_mark_key(&s->a, &n->ks.set[i].e.k[j]);
+		for (j = 0; j < n->ks.set[i].e.nr; j++) {
+			const struct bch_key *k = &n->ks.set[i].e.k[j];
+
+			bch_alloc_mark_key(&s->a, k);
+			if (bch_key_dirty(k) && bch_key_ptrs(k))
+				bch_alloc_mark_dirty(&s->a, k,
+						     visible_sectors(&n->ks, i,
+								     k));
+		}
 }
 
 static int load(struct bch_set *s, struct bch_jscan *js, u8 *gens, u16 *prios)
@@ -163,9 +198,37 @@ void bch_set_readers(struct bch_set *s, void (*excl_fn)(void *, bool),
 	s->bw.excl_ctx = ctx;
 }
 
+/*
+ * During a gc pass, a key going in before the pass's position lands in
+ * leaves the walk has visited already: count that part of it now, as the
+ * walk would have (alloc.h, case (b)); the walk counts the rest when it
+ * gets there.  Counted before the insert, so an insert that fails part
+ * way errs high.
+ */
+static void count_behind(struct bch_set *s, const struct bch_key *k)
+{
+	u64 inode = bch_key_inode(k);
+	struct bch_key part = *k;
+
+	if (!bch_key_ptrs(k) || !bch_key_size(k) || bch_key_size(k) > k->low ||
+	    inode > s->gc_inode)
+		return;
+	if (inode == s->gc_inode) {
+		if (bch_key_start(k) >= s->gc_offset)
+			return;
+		if (k->low > s->gc_offset)
+			bch_key_cut_back(&part, s->gc_offset);
+	}
+	bch_alloc_count_key(&s->a, &part);
+	if (bch_key_dirty(&part))
+		bch_alloc_count_dirty(&s->a, &part, bch_key_size(&part));
+}
+
 int bch_set_insert(struct bch_set *s, const struct bch_key *k)
 {
 	s->uncommitted++;
+	if (s->gc_running)
+		count_behind(s, k);
 	return bch_btree_insert(&s->t, k);
 }
 
@@ -365,14 +428,25 @@ static int gc_leaf(struct bch_set *s, struct bch_bnode *n)
 	return r < 0 ? r : 0;
 }
 
-/* gc's count of the live data the keys of leaf @n point to. */
+/*
+ * gc's count of the live data the keys of leaf @n point to: every key
+ * for the clean count and oldest gens, only the visible part of a dirty
+ * key for the dirty count.
+ */
 static void count_leaf(struct bch_set *s, const struct bch_bnode *n)
 {
 	u32 i, j;
 
 	for (i = 0; i < n->ks.nr_sets; i++)
-		for (j = 0; j < n->ks.set[i].e.nr; j++)
-			bch_alloc_count_key(&s->a, &n->ks.set[i].e.k[j]);
+		for (j = 0; j < n->ks.set[i].e.nr; j++) {
+			const struct bch_key *k = &n->ks.set[i].e.k[j];
+
+			bch_alloc_count_key(&s->a, k);
+			if (bch_key_dirty(k) && bch_key_ptrs(k))
+				bch_alloc_count_dirty(&s->a, k,
+						      visible_sectors(&n->ks,
+								      i, k));
+		}
 }
 
 /* The end of a pass: merges, the counts installed, a commit. */
@@ -435,6 +509,76 @@ int bch_set_gc(struct bch_set *s)
 		r = bch_set_gc_step(s, ~0U);
 	} while (r == 1);
 	return r;
+}
+
+/* @c, as a lookup saw it, clipped to [@from, @to). */
+static void clip(struct bch_key *out, const struct bch_key *c, u64 from,
+		 u64 to)
+{
+	*out = *c;
+	if (from > bch_key_start(out))
+		bch_key_cut_front(out, from);
+	if (to < out->low)
+		bch_key_cut_back(out, to);
+}
+
+u32 bch_set_dirty_scan(const struct bch_set *s, u64 inode, u64 *pos, u64 end,
+		       struct bch_key *out, u32 max, u32 max_lookups)
+{
+	u64 sector = *pos, next;
+	u32 n = 0, lookups = 0;
+
+	while (sector < end && n < max && lookups < max_lookups) {
+		const struct bch_key *k = bch_btree_lookup(&s->t, inode, sector,
+							   &next);
+
+		lookups++;
+		next = max(min(next, end), sector + 1);
+		if (k && bch_key_dirty(k) && bch_key_live(&s->g, s->a.gens, k))
+			clip(&out[n++], k, sector, next);
+		sector = next;
+	}
+	*pos = sector;
+	return n;
+}
+
+/*
+ * Is @c (a key a lookup returned) still the dirty data of piece @k, whose
+ * pointer minus start is @rel?  The same device, gen and placement
+ * relative to the start mean the same sectors written by the same
+ * write: a bucket holding dirty data is never reused, so nothing else
+ * can have been written there since.
+ */
+static bool same_dirty_data(const struct bch_key *c, const struct bch_key *k,
+			    u64 rel)
+{
+	return bch_key_dirty(c) && bch_key_ptrs(c) &&
+	       bch_ptr_dev(c->ptr[0]) == bch_ptr_dev(k->ptr[0]) &&
+	       bch_ptr_gen(c->ptr[0]) == bch_ptr_gen(k->ptr[0]) &&
+	       bch_ptr_offset(c->ptr[0]) - bch_key_start(c) == rel;
+}
+
+u32 bch_set_clean_pieces(const struct bch_set *s, const struct bch_key *k,
+			 struct bch_key *out, u32 max)
+{
+	u64 inode = bch_key_inode(k), sector, next, rel;
+	u32 n = 0;
+
+	if (!bch_key_ptrs(k) || !bch_key_size(k) || bch_key_size(k) > k->low)
+		return 0;
+	rel = bch_ptr_offset(k->ptr[0]) - bch_key_start(k);
+	for (sector = bch_key_start(k); sector < k->low && n < max;
+	     sector = next) {
+		const struct bch_key *c = bch_btree_lookup(&s->t, inode, sector,
+							   &next);
+
+		next = max(min(next, k->low), sector + 1);
+		if (c && same_dirty_data(c, k, rel)) {
+			clip(&out[n], c, sector, next);
+			bch_key_set_dirty(&out[n++], false);
+		}
+	}
+	return n;
 }
 
 static void uuid_key(struct bch_set *s, u64 bucket, struct bch_key *k)

@@ -78,7 +78,13 @@ void bch_set_close(struct bch_set *s);
 void bch_set_readers(struct bch_set *s, void (*excl_fn)(void *, bool),
 		     void *ctx);
 
-/* Insert extent @k into the index (newest).  0 or -errno. */
+/*
+ * Insert extent @k into the index (newest).  0 or -errno.  During a gc
+ * pass, the part of @k before the pass's position (in leaves the pass
+ * has visited) is counted into the pass's counts here, so that dirty data
+ * inserted behind the walk is never taken for garbage (alloc.h).  Dirty
+ * data's caller reports it to bch_alloc_dirty_done() after this returns.
+ */
 int bch_set_insert(struct bch_set *s, const struct bch_key *k);
 
 /*
@@ -127,12 +133,48 @@ int bch_set_gc(struct bch_set *s);
  * order (stale keys dropped, live data counted beside the allocator's
  * own counts), and the call that reaches the last leaf merges nodes,
  * installs the counts and commits.  Keys inserted between steps are
- * safe: at worst a bucket looks fuller or emptier until the next pass,
- * which costs cached data, never correctness (reclaim raises gens, and
- * a bucket reclaimed during the pass keeps its live count; alloc.h).
+ * counted by the walk if they go in ahead of it and by bch_set_insert()
+ * if behind it.  Clean counts may still err either way until the next
+ * pass, which costs cached data, never correctness (reclaim raises gens,
+ * and a bucket reclaimed during the pass keeps its live count); dirty
+ * counts err only high (alloc.h gives the cases).
  * 1 while the pass goes on, 0 when it ended, or -errno (pass dropped).
  */
 int bch_set_gc_step(struct bch_set *s, u32 leaves);
+
+/*
+ * Write-back support.  Both helpers only read the index: the caller holds
+ * its lock shared.
+ *
+ * bch_set_dirty_scan(): the dirty data of @inode from sector *@pos up to
+ * @end, as lookups see it, in origin order: each piece in @out is the
+ * live dirty key a lookup answered, clipped to the range that answer
+ * holds (start, size and pointer offsets adjusted).  At most @max pieces
+ * and @max_lookups lookups (gaps and clean keys cost lookups too); *@pos
+ * is left where the next call goes on, @end when the range is done.
+ * Returns the number of pieces.
+ *
+ * bch_set_clean_pieces(): @k is a piece bch_set_dirty_scan() returned,
+ * since copied to the origin.  @out gets, as clean keys, every part of
+ * @k's range that is still dirty with the same data (the same pointer
+ * device and gen, at the same place relative to the key's start), at
+ * most @max of them; parts overwritten since are left alone.  Returns the
+ * count.  The caller then inserts each (bch_set_insert()), journals them
+ * and reports their sectors to bch_alloc_cleaned().  Nothing else may be
+ * inserted between this call and those inserts (the one writer of the
+ * index makes both, or the lock is held exclusive across them): a clean
+ * key inserted after a newer write would mask it.
+ */
+u32 bch_set_dirty_scan(const struct bch_set *s, u64 inode, u64 *pos, u64 end,
+		       struct bch_key *out, u32 max, u32 max_lookups);
+u32 bch_set_clean_pieces(const struct bch_set *s, const struct bch_key *k,
+			 struct bch_key *out, u32 max);
+
+/* Dirty data in the cache, as the allocator estimates it (alloc.h). */
+static inline u64 bch_set_dirty_sectors(const struct bch_set *s)
+{
+	return s->a.dirty_sectors;
+}
 
 /*
  * The UUID slot (key inode) holding @uuid, adding it to the table (a new

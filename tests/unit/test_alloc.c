@@ -132,20 +132,20 @@ UNIT_TEST(alloc_data_sequential_and_reserved)
 	int got;
 
 	setup(&a, &g, BCH_REPLACEMENT_FIFO, flat);
-	CHECK(bch_alloc_data(&a, 4, &ptr) == -ENOSPC);	/* nothing ready */
+	CHECK(bch_alloc_data(&a, 4, &ptr, false) == -ENOSPC); /* none ready */
 	CHECK(bch_alloc_invalidate(&a, 6) == 6);
-	CHECK(bch_alloc_data(&a, 4, &ptr) == -ENOSPC);	/* not committed */
+	CHECK(bch_alloc_data(&a, 4, &ptr, false) == -ENOSPC); /* uncommitted */
 	bch_alloc_commit(&a);
-	got = bch_alloc_data(&a, 5, &ptr);
+	got = bch_alloc_data(&a, 5, &ptr, false);
 	CHECK(got == 5);
 	first = bch_ptr_offset(ptr);
 	CHECK(bch_ptr_gen(ptr) == 1);
-	got = bch_alloc_data(&a, 5, &ptr);	/* 3 left in the bucket */
+	got = bch_alloc_data(&a, 5, &ptr, false);	/* 3 left in the bucket */
 	CHECK(got == 3 && bch_ptr_offset(ptr) == first + 5);
-	got = bch_alloc_data(&a, 8, &ptr);	/* the next ready bucket */
+	got = bch_alloc_data(&a, 8, &ptr, false);	/* the next ready bucket */
 	CHECK(got == 8 && bch_ptr_offset(ptr) % 8 == 0);
 	/* 6 ready, 2 opened, 4 reserved for metadata: no more data. */
-	CHECK(bch_alloc_data(&a, 8, &ptr) == -ENOSPC);
+	CHECK(bch_alloc_data(&a, 8, &ptr, false) == -ENOSPC);
 	CHECK(a.nr_ready == 4);
 	CHECK(!bch_alloc_meta(&a, &first));
 	bch_alloc_free(&a);

@@ -197,7 +197,7 @@ static void do_write(struct bch_set *s, struct dev *d, u64 start, u32 len,
 	while (len) {
 		struct bch_key k;
 		u64 ptr, i;
-		int got = bch_alloc_data(&s->a, len, &ptr);
+		int got = bch_alloc_data(&s->a, len, &ptr, false);
 
 		if (got == -ENOSPC) {
 			CHECK(!bch_set_refill(s, 16));
