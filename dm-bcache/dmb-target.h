@@ -110,6 +110,45 @@ struct dmb_meta_dev {
 };
 
 /*
+ * Write-back (dmb-writeback.c): one worker per index copies dirty data to
+ * the origin in origin order, at a rate a PI controller sets from how far
+ * the dirty data is above its target, flat out when draining or idle.
+ */
+#define DMB_WB_PIECES		64	/* dirty pieces one batch copies */
+
+struct dmb_writeback {
+	struct delayed_work work;
+	struct workqueue_struct *wq;
+	u64 pos;			/* next origin sector to scan */
+	bool pass_found;		/* dirty data seen since pos was 0 */
+	u64 pass_seq;			/* ix->dirty_seq when the pass began */
+	u64 clean_passes;		/* passes that found nothing dirty */
+	/* tunables, copied from the active table (dmb_wb_tune()) */
+	u32 percent;
+	u64 rate_min;
+	bool writeback_mode;
+	/* the controller */
+	u64 rate;			/* sectors per second */
+	s64 integral;
+	unsigned long last_update;	/* jiffies */
+	unsigned long last_io;		/* jiffies of the last user I/O */
+	atomic_t drain;			/* flush messages waiting */
+	bool stopped;			/* suspended or going away */
+	atomic64_t written;		/* sectors written back */
+	atomic64_t errors;		/* copies that failed */
+	wait_queue_head_t wait;		/* flush messages */
+	bool was_clean;			/* found nothing dirty last time */
+	unsigned long start_at;		/* jiffies: writeback_delay ends */
+	u32 delay;			/* writeback_delay, seconds */
+	struct dm_io_client *client;
+	struct block_device *origin;
+	struct bch_key keys[DMB_WB_PIECES];
+	struct dmb_span spans[DMB_WB_PIECES];	/* a run's, at its first piece */
+	u32 run_len[DMB_WB_PIECES];	/* pieces in the run starting there */
+	void *buf;			/* one run's data */
+};
+
+/*
  * The cache index (dmb-index.c): one per cache device, shared by the
  * tables that use it, so that a table reload (whose constructor runs
  * while the old table still serves I/O) takes over the live index rather
@@ -185,45 +224,6 @@ struct dmb_index {
 	u64 dirty_seq;			/* dirty keys inserted (work_mutex) */
 	bool origin_dirty;		/* the backing superblock says dirty */
 	struct dmb_writeback wb;
-};
-
-/*
- * Write-back (dmb-writeback.c): one worker per index copies dirty data to
- * the origin in origin order, at a rate a PI controller sets from how far
- * the dirty data is above its target, flat out when draining or idle.
- */
-#define DMB_WB_PIECES		64	/* dirty pieces one batch copies */
-
-struct dmb_writeback {
-	struct delayed_work work;
-	struct workqueue_struct *wq;
-	u64 pos;			/* next origin sector to scan */
-	bool pass_found;		/* dirty data seen since pos was 0 */
-	u64 pass_seq;			/* ix->dirty_seq when the pass began */
-	u64 clean_passes;		/* passes that found nothing dirty */
-	/* tunables, copied from the active table (dmb_wb_tune()) */
-	u32 percent;
-	u64 rate_min;
-	bool writeback_mode;
-	/* the controller */
-	u64 rate;			/* sectors per second */
-	s64 integral;
-	unsigned long last_update;	/* jiffies */
-	unsigned long last_io;		/* jiffies of the last user I/O */
-	atomic_t drain;			/* flush messages waiting */
-	bool stopped;			/* suspended or going away */
-	atomic64_t written;		/* sectors written back */
-	atomic64_t errors;		/* copies that failed */
-	wait_queue_head_t wait;		/* flush messages */
-	bool was_clean;			/* found nothing dirty last time */
-	unsigned long start_at;		/* jiffies: writeback_delay ends */
-	u32 delay;			/* writeback_delay, seconds */
-	struct dm_io_client *client;
-	struct block_device *origin;
-	struct bch_key keys[DMB_WB_PIECES];
-	struct dmb_span spans[DMB_WB_PIECES];	/* a run's, at its first piece */
-	u32 run_len[DMB_WB_PIECES];	/* pieces in the run starting there */
-	void *buf;			/* one run's data */
 };
 
 /* Sequential streams the bypass policy tracks (dmb-bypass.c). */

@@ -27,7 +27,7 @@ kernels=("$KVER_61" "$KVER_612")
 
 VM_TESTS=(module create-status data-raw data-backing table messages
 	bad-tables reload-fio cache-format mainline-cross mainline-reads-ours
-	cache-wt cache-fio cache-stall cache-bypass cache-errors
+	cache-wt cache-wb cache-fio cache-stall cache-bypass cache-errors
 	cache-dead-backing mainline-compat demo)
 
 step() {	# step NAME COMMAND...: one PASS/FAIL line from an exit code
@@ -70,6 +70,10 @@ for k in "${kernels[@]}"; do
 	echo "== power cut on $k"
 	bash tests/vm/run.sh "$k" cut1 persist-write | grep -E '^(vm:|FAIL)' || true
 	KEEP_DISKS=1 bash tests/vm/run.sh "$k" cut2 persist-read | grep -E '^(vm:|FAIL)' || true
+	# The same in write-back, cut under a writer that logs its flushes.
+	echo "== write-back power cut on $k"
+	bash tests/vm/run.sh "$k" wbcut1 persist-wb-write | grep -E '^(vm:|FAIL)' || true
+	KEEP_DISKS=1 bash tests/vm/run.sh "$k" wbcut2 persist-wb-read | grep -E '^(vm:|FAIL)' || true
 done
 
 echo "== mainline-written caches (exported by mainline-cross)"
