@@ -106,13 +106,8 @@ bad "Option origin_layout given more than once" $C $O 4 origin_layout raw origin
 bad "Option block_size given more than once" $C $O 4 block_size 1 block_size 2
 
 # --- known but not supported yet ------------------------------------------
-bad "Cache mode is not supported yet" $C $O 1 writeback
-bad "Cache mode is not supported yet" $C $O 3 origin_layout raw writeback
 bad "Option replacement is not supported yet" $C $O 2 replacement fifo
 bad "Option discard is not supported yet" $C $O 2 discard on
-bad "Option writeback_percent is not supported yet" $C $O 2 writeback_percent 10
-bad "Option writeback_delay is not supported yet" $C $O 2 writeback_delay 30
-bad "Option writeback_rate_minimum is not supported yet" $C $O 2 writeback_rate_minimum 8
 
 # --- the cache's superblock ---------------------------------------------------
 # Earlier tests left $C formatted with 1-sector blocks and 512-sector buckets.

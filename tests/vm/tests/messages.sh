@@ -16,8 +16,15 @@ expect_eq "reads after clear_stats" "$(reads)" 0
 # cache_mode switches and shows in the status.
 dmsetup message dmb 0 cache_mode passthrough
 expect_eq "mode" "$(status_field dmb 12)" passthrough
+dmsetup message dmb 0 cache_mode writeback
+expect_eq "mode" "$(status_field dmb 12)" writeback
 dmsetup message dmb 0 cache_mode writethrough
 expect_eq "mode" "$(status_field dmb 12)" writethrough
+# Write-back tunables take their values; flush with nothing dirty returns.
+dmsetup message dmb 0 writeback_percent 20
+dmsetup message dmb 0 writeback_delay 0
+dmsetup message dmb 0 writeback_rate_minimum 4096
+dmsetup message dmb 0 flush || fail "flush of a clean cache failed"
 
 # Each refused message: its words, then the reason logged.
 refused=0
@@ -35,9 +42,8 @@ bogus|message bogus refused: unknown message
 cache_mode|message cache_mode refused: takes one argument
 cache_mode a b|message cache_mode refused: takes one argument
 cache_mode fast|message cache_mode refused: unknown cache mode
-cache_mode writeback|message cache_mode refused: cache mode is not supported yet
 clear_stats now|message clear_stats refused: takes no arguments
-flush|message flush refused: not supported yet
+flush now|message flush refused: takes no arguments
 detach|message detach refused: not supported yet
 gc now|message gc refused: takes no arguments
 cleaner|message cleaner refused: not supported yet
@@ -47,7 +53,7 @@ sequential_cutoff 1 2|message sequential_cutoff refused: takes one value
 sequential_cutoff x|message sequential_cutoff refused: Invalid sequential_cutoff value
 congested_read_threshold_us 10000001|message congested_read_threshold_us refused: Invalid congested_read_threshold_us value
 writeback_percent 41|message writeback_percent refused: Invalid writeback_percent value
-writeback_percent 20|message writeback_percent refused: Option writeback_percent is not supported yet
+writeback_rate_minimum 0|message writeback_rate_minimum refused: Invalid writeback_rate_minimum value
 block_size 8|message block_size refused: option cannot be changed at runtime
 bucket_size 1024|message bucket_size refused: option cannot be changed at runtime
 origin_layout raw|message origin_layout refused: option cannot be changed at runtime
