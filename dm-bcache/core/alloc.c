@@ -197,13 +197,14 @@ void bch_alloc_count_end(struct bch_alloc *a)
 		struct bch_bucket *b = &a->b[i];
 
 		b->oldest_gen = a->gc[i].oldest_gen;
+		/*
+		 * What the index held, and what is still on its way there
+		 * (alloc.h, case (c)): exact or high in every state, the
+		 * open bucket's too, so written-back data stops counting.
+		 */
+		b->dirty = a->gc[i].dirty + b->dirty_inflight;
 		if (holds_data(a->gc[i].state) && holds_data(b->state)) {
-			/*
-			 * What the index held, and what is still on its way
-			 * there (alloc.h, case (c)); dirty data is live
-			 * data too, whatever the clean count says.
-			 */
-			b->dirty = a->gc[i].dirty + b->dirty_inflight;
+			/* Dirty data is live data too, whatever else. */
 			b->sectors = max(a->gc[i].sectors, b->dirty);
 			set_state(a, i, b->sectors ? BCH_BUCKET_DATA :
 						     BCH_BUCKET_FREE);

@@ -157,10 +157,11 @@ void bch_alloc_mark_dirty(struct bch_alloc *a, const struct bch_key *k,
  *      replaced never keeps its bucket, which otherwise nothing could
  *      ever clean (nothing reads it) and the cache would wedge full of
  *      unreclaimable buckets.
- * Data allocated during the pass goes into the open bucket or a READY
- * one, whose counts are never installed by this pass, and a bucket whose
- * count is not installed keeps its live dirty count (an over-estimate at
- * worst).  A bucket counted dirty never becomes FREE.  Every bucket's
+ * Since (a) to (c) cover data allocated at any time, before the pass or
+ * during it, the dirty count is installed for every bucket, whatever its
+ * state (the open one too: written-back data there must stop counting,
+ * or the dirty estimate never reaches zero); only the clean count keeps
+ * the rule above.  A bucket counted dirty never becomes FREE.  Every bucket's
  * oldest pointer gen is updated.  a->dirty_sectors is recomputed from
  * the installed counts.
  */
