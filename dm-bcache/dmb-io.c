@@ -421,6 +421,17 @@ static int write_locked(struct dmb_cache *dc, struct dmb_io *io,
 	return DM_MAPIO_SUBMITTED;
 }
 
+/*
+ * While a flush message waits for the cache to be clean, write-back
+ * writes are written through, so that the dirty data only shrinks.
+ */
+static enum dmb_mode write_mode(struct dmb_index *ix, enum dmb_mode mode)
+{
+	if (mode == DMB_MODE_WRITEBACK && atomic_read(&ix->wb.drain))
+		return DMB_MODE_WRITETHROUGH;
+	return mode;
+}
+
 /* Why a write (not a discard) in @mode is not cached, or DMB_NR_COUNTERS. */
 static enum dmb_counter write_why(struct dmb_cache *dc, struct bio *bio,
 				  sector_t sector, enum dmb_mode mode)
@@ -456,7 +467,7 @@ void dmb_io_deferred(struct work_struct *work)
 	while ((bio = bio_list_pop(&bios))) {
 		struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
 		struct dmb_cache *dc = io->dc;
-		enum dmb_mode mode = READ_ONCE(dc->mode);
+		enum dmb_mode mode = write_mode(ix, READ_ONCE(dc->mode));
 		sector_t sector = dc->data_offset +
 				  dm_target_offset(dc->ti, bio->bi_iter.bi_sector);
 
@@ -498,6 +509,7 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 {
 	struct dmb_index *ix = dc->ix;
 
+	mode = write_mode(ix, mode);
 	io->why = write_why(dc, bio, sector, mode);
 	if (dmb_span_write(ix, &io->span, sector, bio_sectors(bio)))
 		return defer(ix, bio);

@@ -7,7 +7,8 @@
  *   clear_stats               zero the I/O counters
  *   gc                        run a gc pass now, return when it is done
  *   flush                     write back all dirty data, return when the
- *                             cache is clean (an error if a copy failed)
+ *                             cache is clean (an error if a copy failed);
+ *                             writes are written through meanwhile
  *   detach | cleaner | invalidate <begin>-<end>
  *                             known, implemented by later versions
  *
