@@ -575,7 +575,7 @@ static void index_work(struct work_struct *work)
 	LIST_HEAD(resend);
 	LIST_HEAD(fills);
 	unsigned int noio = memalloc_noio_save();
-	bool sync_journal, ok, insert, dirty = false;
+	bool sync_journal, ok, insert, failed, dirty = false;
 	int r = 0;
 
 	spin_lock_irq(&ix->lock);
@@ -669,8 +669,18 @@ static void index_work(struct work_struct *work)
 		submit_to_origin(io->bio);
 	while ((bio = bio_list_pop(&inval)))
 		submit_to_origin(bio);
-	while ((bio = bio_list_pop(&flushes)))
-		submit_to_origin(bio);
+	/*
+	 * A failed cache with dirty data cannot make it durable any more
+	 * (some may never have reached the journal): flushes say so.
+	 */
+	failed = READ_ONCE(ix->state) != DMB_STATE_RW &&
+		 bch_set_dirty_sectors(&ix->set);
+	while ((bio = bio_list_pop(&flushes))) {
+		if (failed)
+			bio_io_error(bio);
+		else
+			submit_to_origin(bio);
+	}
 	list_for_each_entry_safe(f, ftmp, &fills, list) {
 		dmb_span_end(ix, &f->span);
 		fill_free(f);

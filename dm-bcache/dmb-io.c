@@ -444,6 +444,38 @@ static enum dmb_counter write_why(struct dmb_cache *dc, struct bio *bio,
 }
 
 /*
+ * The cache failed (state fail), with index_lock held for reading
+ * (released here).  The origin serves everything but dirty data, which
+ * only the cache holds: reads of it still come from the cache (in
+ * pieces), and a write over it is refused, since the index can no longer
+ * record that the write supersedes it: a later write-back would copy the
+ * older data over it.  Returns the map result.
+ */
+static int failed_locked(struct dmb_cache *dc, struct dmb_io *io,
+			 struct bio *bio, sector_t sector)
+{
+	struct dmb_index *ix = dc->ix;
+	u32 sectors = bio_sectors(bio);
+	bool read = bio_op(bio) == REQ_OP_READ;
+
+	if (!bch_set_dirty_sectors(&ix->set) || !sectors ||
+	    first_cached(dc, sector, sector + sectors, true) == sector + sectors) {
+		up_read(&ix->index_lock);
+		if (read || bio_op(bio) == REQ_OP_WRITE)
+			dmb_bypass_count(dc, !read, DMB_WHY_FAILED);
+		return remap_origin(dc, bio, sector);
+	}
+	if (read) {
+		read_pieces(dc, io, bio, sector);
+		return DM_MAPIO_SUBMITTED;
+	}
+	up_read(&ix->index_lock);
+	DMERR_LIMIT("cache %s: write over dirty data at origin sector %llu refused: the cache failed",
+		    ix->name, (u64)sector);
+	return DM_MAPIO_KILL;
+}
+
+/*
  * Failed hits, read again from the origin; and reads and writes map could
  * not lock the index for (or, for writes, that wait for a write-back copy
  * of their range to reach the origin first): the same paths, allowed to
@@ -471,31 +503,22 @@ void dmb_io_deferred(struct work_struct *work)
 		sector_t sector = dc->data_offset +
 				  dm_target_offset(dc->ti, bio->bi_iter.bi_sector);
 
-		if (bio_op(bio) != REQ_OP_READ) {
-			/* Its span is registered (map_write()). */
+		int r = DM_MAPIO_REMAPPED;
+
+		/* A write's span is registered (map_write()). */
+		if (io->span.on)
 			dmb_span_wait_writeback(ix, &io->span);
-			down_read(&ix->index_lock);
-			if (READ_ONCE(ix->state) == DMB_STATE_RW) {
-				if (write_locked(dc, io, bio, sector, mode,
-						 io->why) == DM_MAPIO_REMAPPED)
-					submit_bio_noacct(bio);
-				continue;
-			}
-			up_read(&ix->index_lock);
-			if (bio_op(bio) == REQ_OP_WRITE)
-				dmb_bypass_count(dc, true, DMB_WHY_FAILED);
-			invalidate_then_write(ix, bio);
-			continue;
-		}
 		down_read(&ix->index_lock);
-		if (READ_ONCE(ix->state) != DMB_STATE_RW) {
-			up_read(&ix->index_lock);
-			dmb_bypass_count(dc, false, DMB_WHY_FAILED);
-			remap_origin(dc, bio, sector);
-		} else if (!read_locked(dc, io, bio, sector, false)) {
-			continue;	/* sent in pieces */
-		}
-		submit_bio_noacct(bio);
+		if (READ_ONCE(ix->state) != DMB_STATE_RW)
+			r = failed_locked(dc, io, bio, sector);
+		else if (bio_op(bio) != REQ_OP_READ)
+			r = write_locked(dc, io, bio, sector, mode, io->why);
+		else if (!read_locked(dc, io, bio, sector, false))
+			r = DM_MAPIO_SUBMITTED;		/* sent in pieces */
+		if (r == DM_MAPIO_REMAPPED)
+			submit_bio_noacct(bio);
+		else if (r == DM_MAPIO_KILL)
+			bio_io_error(bio);
 	}
 }
 
@@ -549,10 +572,16 @@ int dmb_map(struct dm_target *ti, struct bio *bio)
 	/* Keys address origin sectors, data offset included, as mainline's. */
 	sector = dc->data_offset + dm_target_offset(ti, bio->bi_iter.bi_sector);
 	if (READ_ONCE(ix->state) != DMB_STATE_RW) {
-		if (bio_op(bio) == REQ_OP_READ || bio_op(bio) == REQ_OP_WRITE)
-			dmb_bypass_count(dc, bio_op(bio) == REQ_OP_WRITE,
-					 DMB_WHY_FAILED);
-		return remap_origin(dc, bio, sector);
+		if (!bch_set_dirty_sectors(&ix->set)) {
+			if (bio_op(bio) == REQ_OP_READ ||
+			    bio_op(bio) == REQ_OP_WRITE)
+				dmb_bypass_count(dc, bio_op(bio) == REQ_OP_WRITE,
+						 DMB_WHY_FAILED);
+			return remap_origin(dc, bio, sector);
+		}
+		if (!map_trylock(ix))
+			return defer(ix, bio);
+		return failed_locked(dc, io, bio, sector);
 	}
 	if (bio_op(bio) == REQ_OP_READ)
 		return map_read(dc, io, bio, sector, mode);
