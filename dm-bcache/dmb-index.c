@@ -766,6 +766,60 @@ int dmb_index_origin_clean(struct dmb_index *ix, u64 seq)
 	return r;
 }
 
+/*
+ * The detach message, once the target passes everything through: the
+ * cache forgets all it holds of the origin's range [@start, @start +
+ * @len) (dirty data too, but only if @force; else -EBUSY), the
+ * invalidation is journalled, and a backing origin's superblock says
+ * detached (no set, state none), as the mainline driver leaves a device
+ * it detached.  0 or -errno.
+ */
+int dmb_index_detach(struct dmb_index *ix, sector_t start, sector_t len,
+		     bool force)
+{
+	unsigned int noio;
+	int r;
+
+	/* Writes in flight go in first (they were mapped before passthrough). */
+	flush_workqueue(ix->fill_wq);
+	flush_workqueue(ix->wq);
+	noio = memalloc_noio_save();
+	mutex_lock(&ix->work_mutex);
+	down_write(&ix->index_lock);
+	r = ix->state == DMB_STATE_RW ? 0 : -EIO;
+	/* A write-back write that was in flight is dirty data too. */
+	if (!r && !force && bch_set_dirty_sectors(&ix->set))
+		r = -EBUSY;
+	while (!r && len) {
+		u32 n = min_t(u64, len, BCH_KEY_MAX_SIZE & ~7U);
+
+		r = index_invalidate(ix, start, n);
+		start += n;
+		len -= n;
+	}
+	if (!r)
+		bch_alloc_cleaned(&ix->set.a, bch_set_dirty_sectors(&ix->set));
+	downgrade_write(&ix->index_lock);
+	if (!r)
+		r = journal_now(ix);
+	else if (r != -EBUSY && ix->state == DMB_STATE_RW)
+		index_failed(ix, "index insert", r);
+	if (!r && ix->origin_backing) {
+		static const u8 none[16];
+
+		r = origin_record(ix, none, BCH_BDEV_STATE_NONE);
+		if (!r)
+			ix->origin_dirty = false;
+	}
+	/* gc recounts the buckets the invalidation emptied. */
+	ix->gc_requested = true;
+	up_read(&ix->index_lock);
+	mutex_unlock(&ix->work_mutex);
+	memalloc_noio_restore(noio);
+	dmb_index_kick(ix);
+	return r;
+}
+
 /* ---- open, share, sync, close ---- */
 
 static LIST_HEAD(indexes);

@@ -422,12 +422,14 @@ static int write_locked(struct dmb_cache *dc, struct dmb_io *io,
 }
 
 /*
- * While a flush message waits for the cache to be clean, write-back
- * writes are written through, so that the dirty data only shrinks.
+ * While a flush message waits for the cache to be clean, or the cleaner
+ * option is on, write-back writes are written through, so that the dirty
+ * data only shrinks.
  */
 static enum dmb_mode write_mode(struct dmb_index *ix, enum dmb_mode mode)
 {
-	if (mode == DMB_MODE_WRITEBACK && atomic_read(&ix->wb.drain))
+	if (mode == DMB_MODE_WRITEBACK &&
+	    (atomic_read(&ix->wb.drain) || READ_ONCE(ix->wb.cleaner)))
 		return DMB_MODE_WRITETHROUGH;
 	return mode;
 }

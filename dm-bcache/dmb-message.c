@@ -9,8 +9,11 @@
  *   flush                     write back all dirty data, return when the
  *                             cache is clean (an error if a copy failed);
  *                             writes are written through meanwhile
- *   detach | cleaner | invalidate <begin>-<end>
- *                             known, implemented by later versions
+ *   detach [force]            forget the origin: refused while anything
+ *                             is dirty unless forced (which drops the
+ *                             dirty data); then passthrough, and a
+ *                             backing origin's superblock says detached
+ *   invalidate <begin>-<end>  known, implemented by a later version
  *
  * Every refusal returns an error to dmsetup and logs one line naming the
  * message and the reason.
@@ -20,7 +23,7 @@
 #include "dmb-target.h"
 
 static const char *const later_messages[] = {
-	"detach", "cleaner", "invalidate",
+	"invalidate",
 };
 
 static int refuse(struct dmb_cache *dc, const char *msg, int err,
@@ -47,6 +50,31 @@ static int set_cache_mode(struct dmb_cache *dc, const char *name)
 			      "dirty data in the cache: flush it first");
 	WRITE_ONCE(dc->mode, mode);
 	dmb_wb_tune(dc->ix, dc);
+	return 0;
+}
+
+static int detach(struct dmb_cache *dc, bool force)
+{
+	struct dmb_index *ix = dc->ix;
+	enum dmb_mode mode = READ_ONCE(dc->mode);
+	int r;
+
+	if (!force && bch_set_dirty_sectors(&ix->set))
+		return refuse(dc, "detach", -EBUSY,
+			      "dirty data in the cache: flush first, or detach force");
+	WRITE_ONCE(dc->mode, DMB_MODE_PASSTHROUGH);
+	dmb_wb_tune(ix, dc);
+	r = dmb_index_detach(ix, dc->data_offset, dc->ti->len, force);
+	if (r) {
+		WRITE_ONCE(dc->mode, mode);
+		dmb_wb_tune(ix, dc);
+		return refuse(dc, "detach", r, r == -EBUSY ?
+			      "dirty data in the cache: flush first, or detach force" :
+			      "the cache index could not record it");
+	}
+	DMINFO("%s: detached from cache %s%s",
+	       dm_device_name(dm_table_get_md(dc->ti->table)), ix->name,
+	       force ? " (forced: dirty data dropped)" : "");
 	return 0;
 }
 
@@ -93,6 +121,12 @@ int dmb_message(struct dm_target *ti, unsigned int argc, char **argv,
 		if (argc != 1)
 			return refuse(dc, argv[0], -EINVAL, "takes no arguments");
 		return dmb_wb_flush(dc->ix);
+	}
+	if (!strcasecmp(argv[0], "detach")) {
+		if (argc > 2 || (argc == 2 && strcasecmp(argv[1], "force")))
+			return refuse(dc, argv[0], -EINVAL,
+				      "takes no argument but force");
+		return detach(dc, argc == 2);
 	}
 	if (!strcasecmp(argv[0], "cache_mode")) {
 		if (argc != 2)

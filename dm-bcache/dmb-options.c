@@ -102,7 +102,18 @@ const struct dmb_opt_desc dmb_opts[DMB_NR_OPTS] = {
 	/* sectors per second */
 	[DMB_OPT_WB_RATE_MIN] = {
 		.name = "writeback_rate_minimum", .min = 1, .max = 1U << 30,
-		.def = 8, .runtime = true, .supported = true, ERRORS("writeback_rate_minimum"),
+		.def = 8, .runtime = true, .supported = true,
+		ERRORS("writeback_rate_minimum"),
+	},
+	/* on: write through and write back flat out until clean, to detach */
+	[DMB_OPT_CLEANER] = {
+		.name = "cleaner", NAMES(on_off_names), .runtime = true,
+		.supported = true, ERRORS("cleaner"),
+	},
+	/* on: postsuspend writes back everything before it returns */
+	[DMB_OPT_FLUSH_ON_SUSPEND] = {
+		.name = "flush_on_suspend", NAMES(on_off_names), .runtime = true,
+		.supported = true, ERRORS("flush_on_suspend"),
 	},
 };
 

@@ -127,6 +127,7 @@ struct dmb_writeback {
 	u32 percent;
 	u64 rate_min;
 	bool writeback_mode;
+	bool cleaner;
 	/* the controller */
 	u64 rate;			/* sectors per second */
 	s64 integral;
@@ -306,6 +307,8 @@ void dmb_free_pieces(struct dmb_index *ix, const u64 *piece, const u32 *len,
 		     u32 nr, bool dirty);
 int dmb_index_clean(struct dmb_index *ix, const struct bch_key *keys, u32 n);
 int dmb_index_origin_clean(struct dmb_index *ix, u64 seq);
+int dmb_index_detach(struct dmb_index *ix, sector_t start, sector_t len,
+		     bool force);
 
 /* dmb-writeback.c */
 int dmb_wb_init(struct dmb_index *ix);
@@ -315,6 +318,7 @@ void dmb_wb_start(struct dmb_index *ix);
 void dmb_wb_stop(struct dmb_index *ix);
 void dmb_wb_kick(struct dmb_index *ix);
 int dmb_wb_flush(struct dmb_index *ix);
+int dmb_wb_flush_suspended(struct dmb_index *ix);
 bool dmb_wb_full(struct dmb_index *ix);
 
 /* dmb-span.c */

@@ -23,8 +23,8 @@
  * writeback_rate does: once a second, rate = p + i with
  * p = (dirty - target) / 40 and i the accumulated error / 10000
  * (sectors per second), never below writeback_rate_minimum.  It copies
- * flat out while draining (a flush message, or any mode but writeback)
- * and when no user I/O came for a second.  When dirty data appears in a
+ * flat out while draining (a flush message, the cleaner option, or any
+ * mode but writeback) and when no user I/O came for a second.  When dirty data appears in a
  * clean cache, copying starts writeback_delay seconds later (in writeback
  * mode, and not while a flush message waits).
  *
@@ -53,6 +53,7 @@ void dmb_wb_tune(struct dmb_index *ix, struct dmb_cache *dc)
 	WRITE_ONCE(wb->rate_min, dc->opt_val[DMB_OPT_WB_RATE_MIN]);
 	WRITE_ONCE(wb->delay, dc->opt_val[DMB_OPT_WB_DELAY]);
 	WRITE_ONCE(wb->writeback_mode, READ_ONCE(dc->mode) == DMB_MODE_WRITEBACK);
+	WRITE_ONCE(wb->cleaner, dc->opt_val[DMB_OPT_CLEANER]);
 	dmb_wb_kick(ix);
 }
 
@@ -61,7 +62,8 @@ bool dmb_wb_full(struct dmb_index *ix)
 {
 	struct dmb_writeback *wb = &ix->wb;
 
-	return atomic_read(&wb->drain) || !READ_ONCE(wb->writeback_mode) ||
+	return atomic_read(&wb->drain) || READ_ONCE(wb->cleaner) ||
+	       !READ_ONCE(wb->writeback_mode) ||
 	       time_after(jiffies, READ_ONCE(wb->last_io) + HZ);
 }
 
@@ -286,8 +288,8 @@ static void wb_work(struct work_struct *work)
 		wb->was_clean = false;
 		wb->start_at = jiffies + READ_ONCE(wb->delay) * HZ;
 	}
-	if (!atomic_read(&wb->drain) && READ_ONCE(wb->writeback_mode) &&
-	    time_before(jiffies, wb->start_at)) {
+	if (!atomic_read(&wb->drain) && !READ_ONCE(wb->cleaner) &&
+	    READ_ONCE(wb->writeback_mode) && time_before(jiffies, wb->start_at)) {
 		delay = wb->start_at - jiffies;
 		goto again;
 	}
@@ -359,7 +361,30 @@ int dmb_wb_flush(struct dmb_index *ix)
 	    READ_ONCE(ix->state) != DMB_STATE_RW)
 		return -EIO;
 	/* Suspended before the cache was clean. */
-	return READ_ONCE(wb->clean_passes) != passes ? 0 : -EBUSY;
+	if (READ_ONCE(wb->clean_passes) == passes)
+		return -EBUSY;
+	/*
+	 * Clean, but the estimate still counts what was overwritten or
+	 * written back since the last gc: a pass makes it exact, so that
+	 * the status shows 0 and detach accepts.
+	 */
+	return bch_set_dirty_sectors(&ix->set) ? dmb_index_gc(ix) : 0;
+}
+
+/*
+ * flush_on_suspend: postsuspend (no user I/O left) writes everything
+ * back, the worker run for the purpose and stopped again.
+ */
+int dmb_wb_flush_suspended(struct dmb_index *ix)
+{
+	int r;
+
+	if (!bch_set_dirty_sectors(&ix->set))
+		return 0;
+	WRITE_ONCE(ix->wb.stopped, false);
+	r = dmb_wb_flush(ix);
+	dmb_wb_stop(ix);
+	return r;
 }
 
 int dmb_wb_init(struct dmb_index *ix)

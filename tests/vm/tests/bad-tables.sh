@@ -48,7 +48,7 @@ bad() {	# bad "expected error" table-args...
 bad "Not enough arguments"
 bad "Not enough arguments" $C
 bad "Not enough arguments" $C $O
-for cnt in x -1 +1 0x1 1.5 1e2 27 100 4294967297 99999999999999999999 ' 1a'; do
+for cnt in x -1 +1 0x1 1.5 1e2 31 100 4294967297 99999999999999999999 ' 1a'; do
 	bad "Invalid number of optional arguments" $C $O "$cnt"
 done
 bad "Fewer optional arguments than their count" $C $O 1
@@ -62,14 +62,14 @@ bad "Unexpected arguments after the optional arguments" $C $O 2 origin_layout ra
 # --- unknown options and missing values -----------------------------------
 for o in foo WRITETHROUGH Writeback write_through cache_mode metadata2 \
 	--writeback no_discard_passdown policy smq migration_threshold \
-	cleaner pause_writeback high_watermark; do
+	pause_writeback high_watermark; do
 	bad "Unrecognised cache option" $C $O 1 "$o"
 	bad "Unrecognised cache option" $C $O 2 "$o" 1
 done
 for o in origin_layout block_size bucket_size replacement discard \
 	sequential_cutoff congested_read_threshold_us \
 	congested_write_threshold_us readahead writeback_percent \
-	writeback_delay writeback_rate_minimum; do
+	writeback_delay writeback_rate_minimum cleaner flush_on_suspend; do
 	bad "Missing value for cache option" $C $O 1 $o
 done
 
@@ -94,6 +94,8 @@ bad "Invalid writeback_rate_minimum value" $C $O 2 writeback_rate_minimum 107374
 for v in RAW Auto yes 1 none; do bad "Invalid origin_layout value" $C $O 2 origin_layout $v; done
 for v in LRU lfu 0 clock; do bad "Invalid replacement value" $C $O 2 replacement $v; done
 for v in 1 true ON yes; do bad "Invalid discard value" $C $O 2 discard $v; done
+for v in 1 true ON; do bad "Invalid cleaner value" $C $O 2 cleaner $v; done
+for v in 1 true ON; do bad "Invalid flush_on_suspend value" $C $O 2 flush_on_suspend $v; done
 
 # --- duplicates and conflicts ---------------------------------------------
 bad "Conflicting cache modes" $C $O 2 writethrough passthrough

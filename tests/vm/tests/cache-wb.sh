@@ -73,6 +73,51 @@ same_data $ORIGIN_DEV $((100 * 2048)) $DATA_DEV 0 $((8 * 2048)) ||
 	fail "writethrough did not drain the dirty data"
 same_direct /dev/mapper/dmb $((100 * 2048)) $DATA_DEV 0 $((8 * 2048)) ||
 	fail "data read back after the drain differs"
+
+# detach: refused while dirty, forced it drops the dirty data; after it
+# the target passes through to the origin.
+dmsetup message dmb 0 cache_mode writeback
+write_data /dev/mapper/dmb 120 4
+dmsetup message dmb 0 detach 2>/dev/null && fail "detach accepted with dirty data"
+expect_eq "mode after the refused detach" "$(status_field dmb 12)" writeback
+# The cleaner writes through and drains.
+dmsetup message dmb 0 cleaner on
+write_data /dev/mapper/dmb 130 4
+for _ in $(seq 60); do same_data $ORIGIN_DEV $((120 * 2048)) $DATA_DEV 0 $((4 * 2048)) 2>/dev/null && break; sleep 1; done
+same_data $ORIGIN_DEV $((120 * 2048)) $DATA_DEV 0 $((4 * 2048)) ||
+	fail "the cleaner did not write back the dirty data"
+same_data $ORIGIN_DEV $((130 * 2048)) $DATA_DEV 0 $((4 * 2048)) ||
+	fail "a write under the cleaner did not reach the origin"
+dmsetup message dmb 0 flush || fail "flush under the cleaner failed"
+expect_eq "dirty under the cleaner" "$(dirty)" 0
+dmsetup message dmb 0 cleaner off
+dmsetup message dmb 0 detach || fail "detach of a clean cache refused"
+expect_eq "mode after detach" "$(status_field dmb 12)" passthrough
+same_direct /dev/mapper/dmb $((120 * 2048)) $DATA_DEV 0 $((4 * 2048)) ||
+	fail "data read through the detached target differs"
+
+# flush_on_suspend: a suspend writes everything back.
+dmsetup message dmb 0 cache_mode writeback
+dmsetup message dmb 0 flush_on_suspend on
+write_data /dev/mapper/dmb 140 4
+[ "$(dirty)" -gt 0 ] || fail "no dirty data before the suspend"
+dmsetup suspend dmb
+dmsetup resume dmb
+expect_eq "dirty after a suspend with flush_on_suspend" "$(dirty)" 0
+same_data $ORIGIN_DEV $((140 * 2048)) $DATA_DEV 0 $((4 * 2048)) ||
+	fail "flush_on_suspend left the origin without the data"
+dmsetup message dmb 0 flush_on_suspend off
+
+# detach force goes ahead with dirty data (whatever the worker did not
+# copy first is dropped): afterwards the target serves what the origin
+# holds, and nothing is dirty.
+write_data /dev/mapper/dmb 150 4
+[ "$(dirty)" -gt 0 ] || fail "no dirty data before detach force"
+dmsetup message dmb 0 detach force || fail "detach force refused"
+expect_eq "dirty after detach force" "$(dirty)" 0
+expect_eq "mode after detach force" "$(status_field dmb 12)" passthrough
+same_direct /dev/mapper/dmb $((150 * 2048)) $ORIGIN_DEV $((150 * 2048)) $((4 * 2048)) ||
+	fail "the detached target serves other data than the origin holds"
 dmsetup remove dmb
-bcache_check -q $CACHE_DEV || fail "bcache_check after the drain"
+bcache_check -q $CACHE_DEV || fail "bcache_check after the drain and detach"
 exit 0

@@ -44,9 +44,11 @@ cache_mode a b|message cache_mode refused: takes one argument
 cache_mode fast|message cache_mode refused: unknown cache mode
 clear_stats now|message clear_stats refused: takes no arguments
 flush now|message flush refused: takes no arguments
-detach|message detach refused: not supported yet
+detach now|message detach refused: takes no argument but force
 gc now|message gc refused: takes no arguments
-cleaner|message cleaner refused: not supported yet
+cleaner|message cleaner refused: takes one value
+cleaner maybe|message cleaner refused: Invalid cleaner value
+flush_on_suspend 1|message flush_on_suspend refused: Invalid flush_on_suspend value
 invalidate 0-100|message invalidate refused: not supported yet
 sequential_cutoff|message sequential_cutoff refused: takes one value
 sequential_cutoff 1 2|message sequential_cutoff refused: takes one value

@@ -34,6 +34,7 @@ roundtrip "5 origin_layout raw writethrough block_size 4"
 roundtrip "5 block_size 2 passthrough origin_layout auto"
 roundtrip "2 bucket_size 256"
 roundtrip "7 writeback writeback_percent 0 writeback_delay 5 writeback_rate_minimum 1024"
+roundtrip "5 cleaner on writeback flush_on_suspend on"
 roundtrip "4 bucket_size 64 block_size 8"
 
 # Mode change by message: the table shows the mode now in force.
