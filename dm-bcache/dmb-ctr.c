@@ -208,8 +208,10 @@ static int parse_origin_dev(struct dmb_cache *dc, const char *path)
 		DMERR("origin %s: invalid bcache superblock: %s",
 		      dc->origin_dev->name, dc->origin_info.invalid_reason);
 
+	/* A dirty one must name the cache's set: dmb-index.c checks. */
 	err = bch_origin_choose(dc->opt_val[DMB_OPT_ORIGIN_LAYOUT],
-				&dc->origin_info, &dc->layout, &data_offset);
+				&dc->origin_info, true, &dc->layout,
+				&data_offset);
 	if (err) {
 		ti->error = (char *)err;
 		return -EINVAL;

@@ -901,7 +901,9 @@ static void origin_detach(struct dmb_index *ix)
 {
 	static const u8 none[16];
 
+	/* Only an origin this set attached (a refused table attached none). */
 	if (ix->origin_backing &&
+	    !memcmp(ix->origin_sb.set_uuid, ix->set.sb.set_uuid, 16) &&
 	    origin_record(ix, none, BCH_BDEV_STATE_NONE))
 		DMERR("cache %s: cannot detach the origin in its superblock",
 		      ix->name);
@@ -951,6 +953,11 @@ static int index_start(struct dmb_cache *dc, struct dmb_index *ix)
 
 	origin_uuid(dc, uuid, label);
 	attached = origin_attached(dc);
+	/* Dirty for another cache: only that cache has its newest data. */
+	if (!attached && ix->origin_dirty) {
+		ti->error = "Origin bcache superblock is dirty for another cache set";
+		return -EINVAL;
+	}
 	r = bch_set_uuid_slot(&ix->set, uuid, label, !attached);
 	if (r < 0) {
 		ti->error = r == -ENOSPC ? "Cache UUID table is full" :
@@ -965,6 +972,7 @@ static int index_start(struct dmb_cache *dc, struct dmb_index *ix)
 			return r;
 		}
 	}
+	ix->started = true;
 	maintain(ix);		/* buckets to write to, from the start */
 	if (ix->set.replayed)
 		DMINFO("cache %s: journal replay done, %llu keys", ix->name,
@@ -1131,7 +1139,8 @@ int dmb_index_sync(struct dmb_index *ix)
 
 	unsigned int noio;
 
-	if (!ix->set_open || READ_ONCE(ix->synced))
+	/* An index whose start failed has nothing to keep, and no buckets. */
+	if (!ix->started || READ_ONCE(ix->synced))
 		return 0;
 	/* From here until resume the worker starts no reclaim or gc pass. */
 	WRITE_ONCE(ix->quiet, true);

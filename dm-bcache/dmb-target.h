@@ -176,6 +176,7 @@ struct dmb_index {
 
 	struct bch_set set;
 	bool set_open;
+	bool started;			/* index_start() succeeded */
 	u64 inode;			/* the origin's UUID slot */
 	struct rw_semaphore index_lock;
 	spinlock_t alloc_lock;		/* the allocator (core/alloc.h) */

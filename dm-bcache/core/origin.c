@@ -42,10 +42,10 @@ void bch_origin_probe(const struct bch_sb_disk *d, u64 dev_sectors,
 }
 
 static const char *choose_backing(const struct bch_origin_info *info,
-				  enum bch_origin_layout *layout,
+				  bool dirty_ok, enum bch_origin_layout *layout,
 				  u64 *data_offset)
 {
-	if (bch_sb_bdev_state(&info->sb) == BCH_BDEV_STATE_DIRTY)
+	if (bch_sb_bdev_state(&info->sb) == BCH_BDEV_STATE_DIRTY && !dirty_ok)
 		return "Origin bcache superblock is dirty: its cache holds data the origin lacks";
 	*layout = BCH_LAYOUT_BACKING;
 	*data_offset = info->sb.data_offset;
@@ -53,7 +53,7 @@ static const char *choose_backing(const struct bch_origin_info *info,
 }
 
 const char *bch_origin_choose(enum bch_origin_request req,
-			      const struct bch_origin_info *info,
+			      const struct bch_origin_info *info, bool dirty_ok,
 			      enum bch_origin_layout *layout, u64 *data_offset)
 {
 	*layout = BCH_LAYOUT_RAW;
@@ -64,7 +64,7 @@ const char *bch_origin_choose(enum bch_origin_request req,
 
 	switch (info->probe) {
 	case BCH_PROBE_BACKING:
-		return choose_backing(info, layout, data_offset);
+		return choose_backing(info, dirty_ok, layout, data_offset);
 	case BCH_PROBE_NONE:
 		if (req == BCH_ORIGIN_BACKING)
 			return "Origin has no bcache backing superblock";

@@ -8,8 +8,9 @@
  *
  *   origin_layout raw      sector 0 is data sector 0; sector 8 is never
  *                          interpreted, whatever it holds.
- *   origin_layout backing  a valid, not-dirty backing superblock is
- *                          required; data starts at its data offset.
+ *   origin_layout backing  a valid backing superblock (not dirty, see
+ *                          below) is required; data starts at its data
+ *                          offset.
  *   auto (the default)     no bcache magic at sector 8 means raw; a valid
  *                          backing superblock means backing; any other
  *                          bcache superblock (a cache one, or one that fails
@@ -17,7 +18,10 @@
  *                          way could shift the user's data by data_offset.
  *
  * A backing superblock whose state is DIRTY is refused in both auto and
- * backing modes: its cache holds data the origin does not have yet.
+ * backing modes, because its cache holds data the origin does not have
+ * yet, unless the caller will bring that very cache up with it (@dirty_ok:
+ * the target's constructor, which then requires the superblock to name
+ * the cache's set, and replays the cache's journal).
  */
 #ifndef DM_BCACHE_CORE_ORIGIN_H
 #define DM_BCACHE_CORE_ORIGIN_H
@@ -65,7 +69,7 @@ void bch_origin_probe(const struct bch_sb_disk *d, u64 dev_sectors,
  * @data_offset; otherwise returns a static error string.
  */
 const char *bch_origin_choose(enum bch_origin_request req,
-			      const struct bch_origin_info *info,
+			      const struct bch_origin_info *info, bool dirty_ok,
 			      enum bch_origin_layout *layout, u64 *data_offset);
 
 const char *bch_origin_layout_name(enum bch_origin_layout layout);

@@ -12,7 +12,7 @@ static const char *decide(struct bch_sb_disk *d, enum bch_origin_request req,
 	struct bch_origin_info info;
 
 	bch_origin_probe(d, FIXTURE_DEV_SECTORS, 512, &info);
-	return bch_origin_choose(req, &info, layout, off);
+	return bch_origin_choose(req, &info, false, layout, off);
 }
 
 UNIT_TEST(origin_zeroes_are_raw)
@@ -58,6 +58,15 @@ UNIT_TEST(origin_dirty_backing_refused)
 	fixture_reseal(&d);
 	CHECK_STR(decide(&d, BCH_ORIGIN_AUTO, &layout, &off),
 		  "Origin bcache superblock is dirty: its cache holds data the origin lacks");
+	/* The constructor, which brings the cache up too, takes it. */
+	{
+		struct bch_origin_info info;
+
+		bch_origin_probe(&d, FIXTURE_DEV_SECTORS, 512, &info);
+		CHECK_STR(bch_origin_choose(BCH_ORIGIN_AUTO, &info, true,
+					    &layout, &off), NULL);
+		CHECK(layout == BCH_LAYOUT_BACKING);
+	}
 	d.flags = cpu_to_le64((u64)BCH_BDEV_STATE_CLEAN << BCH_BDEV_STATE_SHIFT);
 	fixture_reseal(&d);
 	CHECK_STR(decide(&d, BCH_ORIGIN_AUTO, &layout, &off), NULL);

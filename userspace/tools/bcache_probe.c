@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	bch_origin_probe((struct bch_sb_disk *)buf, sectors, lbs, &info);
 	if (info.probe == BCH_PROBE_INVALID)
 		printf("superblock: invalid (%s)\n", info.invalid_reason);
-	err = bch_origin_choose(req, &info, &layout, &off);
+	err = bch_origin_choose(req, &info, false, &layout, &off);
 	if (err) {
 		printf("refused: %s\n", err);
 		return 1;

@@ -29,6 +29,21 @@ dd if=$ORIGIN_DEV bs=1M iflag=skip_bytes,direct skip=$data_at count=$mib status=
 cmp -n $((mib << 20)) /tmp/origin.img /dev/zero || fail "the origin changed before write-back"
 rm -f /tmp/origin.img
 
+# dm-bcache takes the dirty pair back itself (recovery after a crash
+# goes this way); with another cache the dirty origin is refused.
+dmsetup create dmb --table "0 $usable bcache $CACHE_DEV $ORIGIN_DEV 9 writeback $NOBYPASS writeback_delay 3600"
+same_direct /dev/mapper/dmb $((8 * 2048)) $DATA_DEV 0 $((mib * 2048)) ||
+	fail "dm-bcache serves other bytes on the dirty pair"
+[ "$(status_field dmb 4)" -ge $((mib * 2048)) ] || fail "dirty $(status_field dmb 4) on the dirty pair"
+dmsetup remove dmb
+wipe_head $EXPORT_DEV
+dmsetup create dmb --table "0 $usable bcache $EXPORT_DEV $ORIGIN_DEV 0" 2>/dev/null &&
+	fail "a dirty origin was accepted with another cache"
+dmesg | tail -n 5 | grep -q "Origin bcache superblock is dirty for another cache set" ||
+	fail "no precise error for a dirty origin with another cache"
+bcache-super-show $ORIGIN_DEV | grep -Eq '^dev.data.cache_state[[:space:]]+2 \[dirty\]' ||
+	fail "the refused table changed the origin's state"
+
 mainline_register
 dmesg | grep -q 'invalidating existing data' && fail "the driver did not recognise our set"
 same_direct /dev/bcache0 $((8 * 2048)) $DATA_DEV 0 $((mib * 2048)) ||
