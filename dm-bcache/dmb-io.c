@@ -361,7 +361,7 @@ static bool write_cache(struct dmb_cache *dc, struct dmb_io *io,
 	io->cache_error = false;
 	if (dirty)
 		io->flags |= DMB_IO_DIRTY;
-	dmb_stats_inc(&dc->stats, DMB_WRITE_MISS);
+	dmb_stats_inc(&dc->stats, dirty ? DMB_WRITE_HIT : DMB_WRITE_MISS);
 	dmb_op_init(&io->op, dmb_index_write_done);
 	if (!dirty)
 		submit_clone(dc, io, dc->origin_dev->bdev, sector, 0, 0,

@@ -61,7 +61,7 @@ mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
 m=/sys/kernel/security/ima/ascii_runtime_measurements
 ima=$(grep dm_table_load $m | tail -n 1 | awk '{ print $NF }' | xxd -r -p | tr -d '\0')
 log "ima: $ima"
-echo "$ima" | grep -q "target_name=bcache,target_version=1\.3\.0,cache_dev=$CACHE_MM,origin_dev=$ORIGIN_MM,cache_mode=writethrough,state=rw,origin_layout=raw,data_offset=0,block_size=1;" ||
+echo "$ima" | grep -q "target_name=bcache,target_version=1\.4\.0,cache_dev=$CACHE_MM,origin_dev=$ORIGIN_MM,cache_mode=writethrough,state=rw,origin_layout=raw,data_offset=0,block_size=1;" ||
 	fail "IMA measurement lacks the bcache status"
 dmsetup remove dmb
 
