@@ -472,7 +472,7 @@ static int failed_locked(struct dmb_cache *dc, struct dmb_io *io,
 		return DM_MAPIO_SUBMITTED;
 	}
 	up_read(&ix->index_lock);
-	DMERR_LIMIT("cache %s: write over dirty data at origin sector %llu refused: the cache failed",
+	DMERR_LIMIT("cache %s: write over dirty data at %llu refused: cache failed",
 		    ix->name, (u64)sector);
 	return DM_MAPIO_KILL;
 }
@@ -554,15 +554,20 @@ int dmb_map(struct dm_target *ti, struct bio *bio)
 	struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
 	struct dmb_index *ix = dc->ix;
 	enum dmb_mode mode = READ_ONCE(dc->mode);
+	unsigned long now;
 	sector_t sector;
 
 	io->dc = dc;
 	io->bio = bio;
 	io->flags = 0;
 	io->span.on = false;
-	/* Write-back speeds up when this stops changing (dmb-writeback.c). */
-	if (READ_ONCE(ix->wb.last_io) != jiffies)
-		WRITE_ONCE(ix->wb.last_io, jiffies);
+	/*
+	 * Write-back speeds up when this stops changing (dmb-writeback.c);
+	 * written once a jiffy at most, so the line stays mostly shared.
+	 */
+	now = jiffies;
+	if (READ_ONCE(ix->wb.last_io) != now)
+		WRITE_ONCE(ix->wb.last_io, now);
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		/* dm sends the payload of a flush separately: this is empty. */
 		spin_lock_irq(&ix->lock);

@@ -53,7 +53,7 @@ static int set_cache_mode(struct dmb_cache *dc, const char *name)
 	return 0;
 }
 
-static int detach(struct dmb_cache *dc, bool force)
+static int detach_origin(struct dmb_cache *dc, bool force)
 {
 	struct dmb_index *ix = dc->ix;
 	enum dmb_mode mode = READ_ONCE(dc->mode);
@@ -126,7 +126,7 @@ int dmb_message(struct dm_target *ti, unsigned int argc, char **argv,
 		if (argc > 2 || (argc == 2 && strcasecmp(argv[1], "force")))
 			return refuse(dc, argv[0], -EINVAL,
 				      "takes no argument but force");
-		return detach(dc, argc == 2);
+		return detach_origin(dc, argc == 2);
 	}
 	if (!strcasecmp(argv[0], "cache_mode")) {
 		if (argc != 2)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Spans: which origin ranges writes in flight, data on its way into the
- * cache, and dirty data on its way to the origin cover; see dmb-target.h.  One list under a spinlock: it
- * holds only what is in flight, and every operation is a short walk.
+ * cache, and dirty data on its way to the origin cover; see dmb-target.h.
+ * One list under a spinlock: it holds only what is in flight, and every
+ * operation is a short walk.
  */
 #include "dmb-target.h"
 

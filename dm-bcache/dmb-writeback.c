@@ -40,7 +40,7 @@
 
 #define DMB_WB_RUN_SECTORS	2048	/* one origin write: 1 MiB */
 #define DMB_WB_BATCH_MAX	8192	/* sectors one batch copies at most */
-#define DMB_WB_RATE_MAX		(1ULL << 30)
+#define DMB_WB_RATE_MAX		BIT_ULL(30)
 #define DMB_WB_P_INVERSE	40
 #define DMB_WB_I_INVERSE	10000
 #define DMB_WB_SCAN_LOOKUPS	4096	/* index lookups one scan makes */
@@ -145,7 +145,7 @@ static int copy_run(struct dmb_index *ix, u32 first, u32 nr)
 			       (size_t)bch_key_size(k) << SECTOR_SHIFT);
 		if (r) {
 			atomic64_inc(&ix->cache_errors);
-			DMERR_LIMIT("cache %s: dirty data at origin sector %llu unreadable: kept dirty",
+			DMERR_LIMIT("cache %s: dirty data at %llu unreadable: kept dirty",
 				    ix->name, bch_key_start(k));
 			return r;
 		}
