@@ -1,10 +1,12 @@
 # The demo (make demo): a bcache device on an all-zero cache (which the
 # target formats), its table and status, data written through and read
 # back from the cache (the status counts the hits), the same after the
-# device is removed and created again, and the offline checker on the
-# cache.  Also a test: it fails if any step fails.
+# device is removed and created again, write-back (dirty data, then a
+# flush message writing it back), and the offline checker on the cache.
+# Also a test: it fails if any step fails.
 . /tests/lib.sh
 say() { printf '\n### %s\n' "$*"; }
+counter_of() { dmsetup status "$1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1; }
 load_module
 wipe_head $ORIGIN_DEV
 wipe_head $CACHE_DEV
@@ -33,6 +35,23 @@ dmsetup create demo --table "$table"
 same_direct /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) && echo "read back: identical"
 echo "read hits: $(status_field demo 5), read misses: $(status_field demo 6)"
 [ "$(status_field demo 5)" -gt 0 ] && [ "$(status_field demo 6)" = 0 ]
+dmsetup remove demo
+
+say "write-back: writes stay in the cache (dirty) until written back"
+wb="0 $len bcache $CACHE_DEV $ORIGIN_DEV 9 writeback $NOBYPASS writeback_delay 3600"
+echo "# dmsetup create demo --table \"$wb\""
+dmsetup create demo --table "$wb"
+dd if=/dev/zero of=$ORIGIN_DEV bs=1M seek=100 count=16 oflag=direct status=none
+write_data /dev/mapper/demo 100 16
+echo "dirty sectors: $(status_field demo 4)"
+same_direct /dev/mapper/demo $((100 * 2048)) $DATA_DEV 0 $((16 * 2048)) && echo "read back: identical"
+same_data $ORIGIN_DEV $((100 * 2048)) $DATA_DEV 0 $((16 * 2048)) >/dev/null 2>&1 &&
+	{ echo "the origin has it already"; false; }
+echo "the origin does not have it yet"
+echo "# dmsetup message demo 0 flush"; dmsetup message demo 0 flush
+echo "dirty sectors: $(status_field demo 4), written back: $(counter_of demo written_back)"
+same_data $ORIGIN_DEV $((100 * 2048)) $DATA_DEV 0 $((16 * 2048)) && echo "origin after the flush: identical"
+[ "$(status_field demo 4)" = 0 ]
 dmsetup remove demo
 
 say "the cache the target formatted, checked offline"
