@@ -368,8 +368,9 @@ static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
  * A write-back write finished.  Its keys go in dirty, whatever happened
  * to the range meanwhile: the data is nowhere else, and a newer write
  * indexed later masks it.  If a cache piece failed (or the cache did),
- * the write goes to the origin instead (true), after its range is
- * invalidated when the index still works.  Under index_lock (write).
+ * the write goes to the origin instead (true), and its range is
+ * invalidated once it is durable there (dmb_origin_then_invalidate()).
+ * Under index_lock (write).
  */
 static bool index_dirty(struct dmb_index *ix, struct dmb_io *io, bool ok,
 			int *r)
@@ -379,7 +380,7 @@ static bool index_dirty(struct dmb_index *ix, struct dmb_io *io, bool ok,
 
 	if (ok && !*r) {
 		ret = index_pieces(ix, io->span.start, io->piece, io->piece_len,
-				   io->nr_pieces, good, true, true);
+				   io->nr_pieces, good, false, true);
 		if (ret < 0)
 			*r = ret;
 	}
@@ -399,6 +400,12 @@ static bool index_dirty(struct dmb_index *ix, struct dmb_io *io, bool ok,
  * empty set on it instead of serving what it held.  If even that write
  * fails, the cache device is gone; bcache_check must then look at it
  * before it is used again.
+ *
+ * Not so with dirty data in the cache: it exists nowhere else, so the
+ * set stays trusted (the journal up to the failure is readable), the
+ * origin stays attached, and the fail state refuses writes over anything
+ * cached (dmb-io.c, failed_locked()), which keeps that index true.  The
+ * next table, or the mainline driver, then recovers the dirty data.
  */
 static void origin_detach(struct dmb_index *ix);
 
@@ -410,13 +417,14 @@ static int origin_record(struct dmb_index *ix, const u8 *set_uuid,
  * any of them can be journalled, as the mainline driver marks it, so
  * that driver (or we) never runs the origin without this cache.
  */
+static void index_failed(struct dmb_index *ix, const char *what, int r);
+
 static void origin_mark_dirty(struct dmb_index *ix)
 {
 	if (!ix->origin_backing || ix->origin_dirty)
 		return;
 	if (origin_record(ix, ix->set.sb.set_uuid, BCH_BDEV_STATE_DIRTY))
-		DMERR("cache %s: cannot mark the origin superblock dirty",
-		      ix->name);
+		index_failed(ix, "marking the origin superblock dirty", -EIO);
 	else
 		ix->origin_dirty = true;
 }
@@ -429,6 +437,11 @@ static void index_failed(struct dmb_index *ix, const char *what, int r)
 		return;
 	DMERR("cache %s: %s failed (%d): cache disabled, run bcache_check",
 	      ix->name, what, r);
+	if (bch_set_dirty_sectors(&ix->set)) {
+		DMERR("cache %s: dirty data left in the cache; origin stays attached",
+		      ix->name);
+		goto out;
+	}
 	sb = kmemdup(&ix->set.sb, sizeof(*sb), GFP_NOIO);
 	if (sb) {
 		sb->flags &= ~BCH_CACHE_SYNC;
@@ -439,15 +452,12 @@ static void index_failed(struct dmb_index *ix, const char *what, int r)
 		DMERR("cache %s: cannot mark the cache untrusted; check it before use",
 		      ix->name);
 	kfree(sb);
-	/* Dirty data is only in the cache: the origin stays bound to it. */
-	if (bch_set_dirty_sectors(&ix->set))
-		DMERR("cache %s: dirty data left in the cache; origin stays attached",
-		      ix->name);
-	else
-		origin_detach(ix);
+	origin_detach(ix);
+out:
 	WRITE_ONCE(ix->state, DMB_STATE_FAIL);
 	ix->needs_check = true;
 	wake_up_all(&ix->gc_wait);	/* gc messages waiting: no pass comes */
+	wake_up_all(&ix->wb.wait);	/* nor the end of a write-back pass */
 }
 
 static int journal_now(struct dmb_index *ix)
@@ -613,6 +623,13 @@ static void index_work(struct work_struct *work)
 				dirty = true;
 			continue;
 		}
+		/* On the origin, durably: what the cache held there goes. */
+		if (io->flags & DMB_IO_ORIGIN_FIRST) {
+			if (ok && !r && !io->op.status)
+				r = index_invalidate(ix, io->span.start,
+						     io->span.end - io->span.start);
+			continue;
+		}
 		if (!ok || r)
 			continue;
 		r = index_pieces(ix, io->span.start, io->piece, io->piece_len,
@@ -666,7 +683,7 @@ static void index_work(struct work_struct *work)
 		bio_endio(b);
 	}
 	list_for_each_entry_safe(io, tmp, &resend, list)
-		submit_to_origin(io->bio);
+		dmb_origin_then_invalidate(io->dc, io, io->span.start);
 	while ((bio = bio_list_pop(&inval)))
 		submit_to_origin(bio);
 	/*
@@ -780,7 +797,12 @@ int dmb_index_detach(struct dmb_index *ix, sector_t start, sector_t len,
 	unsigned int noio;
 	int r;
 
-	/* Writes in flight go in first (they were mapped before passthrough). */
+	/*
+	 * Writes in flight go in first (mapped before passthrough, they may
+	 * be dirty): their cache I/O ends, then the worker indexes them.
+	 */
+	wait_event(ix->cache_io_wait, !atomic_read(&ix->cache_io[0]) &&
+		   !atomic_read(&ix->cache_io[1]));
 	flush_workqueue(ix->fill_wq);
 	flush_workqueue(ix->wq);
 	noio = memalloc_noio_save();
@@ -956,6 +978,11 @@ static int index_start(struct dmb_cache *dc, struct dmb_index *ix)
 	/* Dirty for another cache: only that cache has its newest data. */
 	if (!attached && ix->origin_dirty) {
 		ti->error = "Origin bcache superblock is dirty for another cache set";
+		return -EINVAL;
+	}
+	/* Dirty, but the set was just made anew: the dirty data is gone. */
+	if (ix->origin_dirty && dc->formatted) {
+		ti->error = "Origin bcache superblock is dirty but its cache holds no index";
 		return -EINVAL;
 	}
 	r = bch_set_uuid_slot(&ix->set, uuid, label, !attached);

@@ -98,6 +98,9 @@ static u32 readahead_want(struct dmb_cache *dc, struct bio *bio, u32 n)
 
 static void read_pieces(struct dmb_cache *dc, struct dmb_io *io,
 			struct bio *bio, sector_t sector);
+static int uncached_read_locked(struct dmb_cache *dc, struct dmb_io *io,
+				struct bio *bio, sector_t sector,
+				enum dmb_counter why);
 
 /*
  * A read, with index_lock held for reading (released here): @bio is
@@ -125,8 +128,10 @@ static bool read_locked(struct dmb_cache *dc, struct dmb_io *io,
 
 		bch_alloc_touch(&ix->set.a, bucket);
 		io->epoch = dmb_cache_io_start(ix, 1);
+		/* The key may go once the lock does. */
+		io->flags |= DMB_IO_CACHE |
+			     (bch_key_dirty(k) ? DMB_IO_DIRTY_HIT : 0);
 		up_read(&ix->index_lock);
-		io->flags |= DMB_IO_CACHE;
 		io->start_ns = ktime_get_ns();
 		if (n < sectors)
 			dm_accept_partial_bio(bio, n);
@@ -134,8 +139,6 @@ static bool read_locked(struct dmb_cache *dc, struct dmb_io *io,
 		io->iter = bio->bi_iter;
 		io->bi_flags = bio->bi_flags;
 		io->origin_sector = sector;
-		if (bch_key_dirty(k))
-			io->flags |= DMB_IO_DIRTY_HIT;
 		dmb_bypass_why(dc, sector, n, false);	/* the stream goes on */
 		dmb_stats_inc(&dc->stats, DMB_READ_HIT);
 		bio_set_dev(bio, dc->cache_dev->bdev);
@@ -151,26 +154,32 @@ static bool read_locked(struct dmb_cache *dc, struct dmb_io *io,
 		read_pieces(dc, io, bio, sector);
 		return false;
 	}
-	up_read(&ix->index_lock);
 	if (n < sectors && !split) {
+		up_read(&ix->index_lock);
 		dmb_bypass_count(dc, false, DMB_WHY_BUSY);
 		remap_origin(dc, bio, sector);
 		return true;
 	}
+	why = dmb_bypass_why(dc, sector, n, false);
+	/*
+	 * The fill's span (reaching past the bio by the readahead) goes on
+	 * the list before the lock is dropped: a write indexed after the
+	 * lookup must find it, or the fill could mask that write.
+	 */
+	if (why == DMB_NR_COUNTERS &&
+	    dmb_span_fill(ix, &io->span, sector, n + ra))
+		io->flags |= DMB_IO_FILL;
+	up_read(&ix->index_lock);
 	if (n < sectors)
 		dm_accept_partial_bio(bio, n);
-	why = dmb_bypass_why(dc, sector, n, false);
 	if (why != DMB_NR_COUNTERS) {
 		dmb_bypass_count(dc, false, why);
 		remap_origin(dc, bio, sector);
 		return true;
 	}
 	dmb_stats_inc(&dc->stats, DMB_READ_MISS);
-	/* The fill (and its span) reaches past the bio by the readahead. */
-	if (dmb_span_fill(ix, &io->span, sector, n + ra)) {
-		io->flags |= DMB_IO_FILL;
-		io->iter = bio->bi_iter;
-	}
+	if (io->flags & DMB_IO_FILL)
+		io->iter = bio->bi_iter;	/* as cut, if it was */
 	remap_origin(dc, bio, sector);
 	return true;
 }
@@ -213,12 +222,15 @@ static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 {
 	struct dmb_index *ix = dc->ix;
 
-	if (mode == DMB_MODE_PASSTHROUGH) {
+	/* Dirty data (a switch racing a write-back write) is still read. */
+	if (mode == DMB_MODE_PASSTHROUGH && !bch_set_dirty_sectors(&ix->set)) {
 		dmb_bypass_count(dc, false, DMB_WHY_MODE);
 		return remap_origin(dc, bio, sector);
 	}
 	if (!map_trylock(ix))
 		return defer(ix, bio);
+	if (mode == DMB_MODE_PASSTHROUGH)
+		return uncached_read_locked(dc, io, bio, sector, DMB_WHY_MODE);
 	read_locked(dc, io, bio, sector, true);
 	return DM_MAPIO_REMAPPED;
 }
@@ -252,30 +264,31 @@ static void cache_clone_end(struct bio *clone)
 	dmb_op_put(&io->op);
 }
 
-/* A piece of a read sent in pieces: a failed one fails the read. */
+/*
+ * A cache piece of a read sent in pieces (dirty data): a failed one fails
+ * the read.  Origin pieces end in origin_clone_end().
+ */
 static void read_clone_end(struct bio *clone)
 {
 	struct dmb_io *io = clone->bi_private;
 	struct dmb_index *ix = io->dc->ix;
 
-	if (clone->bi_bdev == io->dc->cache_dev->bdev) {
-		dmb_cache_io_end(ix, io->epoch);
-		if (clone->bi_status)
-			atomic64_inc(&ix->cache_errors);
-	}
-	dmb_op_error(&io->op, clone->bi_status);
-	bio_put(clone);
-	dmb_op_put(&io->op);
+	dmb_cache_io_end(ix, io->epoch);
+	if (clone->bi_status)
+		atomic64_inc(&ix->cache_errors);
+	origin_clone_end(clone);
 }
 
 /* A clone of @io's bio, or of @len sectors of it from @offset (len > 0). */
 static void submit_clone(struct dmb_cache *dc, struct dmb_io *io,
 			 struct block_device *bdev, sector_t sector,
-			 u32 offset, u32 len, bio_end_io_t *end_io)
+			 u32 offset, u32 len, bio_end_io_t *end_io,
+			 blk_opf_t extra)
 {
 	struct dmb_index *ix = dc->ix;
 	struct bio *clone = bio_alloc_clone(bdev, io->bio, GFP_NOIO, &ix->bs);
 
+	clone->bi_opf |= extra;
 	if (len)
 		bio_trim(clone, offset, len);
 	clone->bi_iter.bi_sector = sector;
@@ -318,13 +331,50 @@ static void read_pieces(struct dmb_cache *dc, struct dmb_io *io,
 			submit_clone(dc, io, dc->cache_dev->bdev,
 				     bch_ptr_offset(k->ptr[0]) +
 				     (at - bch_key_start(k)), done, n,
-				     read_clone_end);
+				     read_clone_end, 0);
 		} else {
 			submit_clone(dc, io, dc->origin_dev->bdev, at, done, n,
-				     read_clone_end);
+				     origin_clone_end, 0);
 		}
 	}
 	up_read(&ix->index_lock);
+	dmb_op_put(&io->op);
+}
+
+/*
+ * Does [sector, sector + sectors) hold dirty data (index_lock held)?  A
+ * write that replaces dirty data on the origin must be durable there
+ * before the key that replaces the dirty one can be: once that key is
+ * journalled, a power cut that lost the write would leave the origin's
+ * older data and nothing else.  So such writes go to the origin with
+ * FUA.
+ */
+static bool over_dirty(struct dmb_cache *dc, sector_t sector, u32 sectors)
+{
+	return bch_set_dirty_sectors(&dc->ix->set) &&
+	       first_cached(dc, sector, sector + sectors, true) <
+	       sector + sectors;
+}
+
+/*
+ * A write to the origin only, over dirty data (index_lock held for
+ * reading): the write goes first, with FUA (see over_dirty()), and its
+ * range is invalidated only once it succeeded (dmb-index.c), so a failed
+ * write leaves the dirty data in place, and no journalled invalidation
+ * ever hides dirty data behind a write the origin could still lose.
+ */
+void dmb_origin_then_invalidate(struct dmb_cache *dc, struct dmb_io *io,
+				sector_t sector)
+{
+	struct bio *bio = io->bio;
+	blk_opf_t fua = bio_op(bio) == REQ_OP_WRITE ||
+			bio_op(bio) == REQ_OP_WRITE_ZEROES ? REQ_FUA : 0;
+
+	io->nr_pieces = 0;
+	io->flags = (io->flags & ~DMB_IO_DIRTY) | DMB_IO_ORIGIN_FIRST;
+	dmb_op_init(&io->op, dmb_index_write_done);
+	submit_clone(dc, io, dc->origin_dev->bdev, sector, 0, 0,
+		     origin_clone_end, fua);
 	dmb_op_put(&io->op);
 }
 
@@ -365,11 +415,12 @@ static bool write_cache(struct dmb_cache *dc, struct dmb_io *io,
 	dmb_op_init(&io->op, dmb_index_write_done);
 	if (!dirty)
 		submit_clone(dc, io, dc->origin_dev->bdev, sector, 0, 0,
-			     origin_clone_end);
+			     origin_clone_end, over_dirty(dc, sector, sectors) ?
+			     REQ_FUA : 0);
 	for (i = 0, done = 0; i < io->nr_pieces; done += io->piece_len[i++])
 		submit_clone(dc, io, dc->cache_dev->bdev,
 			     bch_ptr_offset(io->piece[i]), done,
-			     io->piece_len[i], cache_clone_end);
+			     io->piece_len[i], cache_clone_end, 0);
 	dmb_op_put(&io->op);
 	return true;
 }
@@ -416,6 +467,11 @@ static int write_locked(struct dmb_cache *dc, struct dmb_io *io,
 		up_read(&ix->index_lock);
 		return remap_origin(dc, bio, sector);
 	}
+	if (over_dirty(dc, sector, sectors)) {
+		up_read(&ix->index_lock);
+		dmb_origin_then_invalidate(dc, io, sector);
+		return DM_MAPIO_SUBMITTED;
+	}
 	up_read(&ix->index_lock);
 	invalidate_then_write(ix, bio);
 	return DM_MAPIO_SUBMITTED;
@@ -446,33 +502,52 @@ static enum dmb_counter write_why(struct dmb_cache *dc, struct bio *bio,
 }
 
 /*
+ * A read the origin serves (passthrough, or the cache failed, counted as
+ * @why), with index_lock held for reading (released here): but dirty data
+ * is only in the cache, so a read over any is read in pieces.
+ */
+static int uncached_read_locked(struct dmb_cache *dc, struct dmb_io *io,
+				struct bio *bio, sector_t sector,
+				enum dmb_counter why)
+{
+	struct dmb_index *ix = dc->ix;
+	u32 sectors = bio_sectors(bio);
+
+	if (first_cached(dc, sector, sector + sectors, true) < sector + sectors) {
+		read_pieces(dc, io, bio, sector);
+		return DM_MAPIO_SUBMITTED;
+	}
+	up_read(&ix->index_lock);
+	dmb_bypass_count(dc, false, why);
+	return remap_origin(dc, bio, sector);
+}
+
+/*
  * The cache failed (state fail), with index_lock held for reading
- * (released here).  The origin serves everything but dirty data, which
- * only the cache holds: reads of it still come from the cache (in
- * pieces), and a write over it is refused, since the index can no longer
- * record that the write supersedes it: a later write-back would copy the
- * older data over it.  Returns the map result.
+ * (released here), and held dirty data then: its index on disk stays
+ * trusted (index_failed()), so the origin serves reads but of dirty data
+ * (uncached_read_locked()), and a write over anything cached is refused,
+ * since the index can no longer record that it supersedes what the
+ * cache holds: the next table would serve, or write back, the older
+ * data.  Other writes go to the origin.  Returns the map result.
  */
 static int failed_locked(struct dmb_cache *dc, struct dmb_io *io,
 			 struct bio *bio, sector_t sector)
 {
 	struct dmb_index *ix = dc->ix;
 	u32 sectors = bio_sectors(bio);
-	bool read = bio_op(bio) == REQ_OP_READ;
 
-	if (!bch_set_dirty_sectors(&ix->set) || !sectors ||
-	    first_cached(dc, sector, sector + sectors, true) == sector + sectors) {
+	if (bio_op(bio) == REQ_OP_READ)
+		return uncached_read_locked(dc, io, bio, sector, DMB_WHY_FAILED);
+	if (!sectors ||
+	    first_cached(dc, sector, sector + sectors, false) == sector + sectors) {
 		up_read(&ix->index_lock);
-		if (read || bio_op(bio) == REQ_OP_WRITE)
-			dmb_bypass_count(dc, !read, DMB_WHY_FAILED);
+		if (bio_op(bio) == REQ_OP_WRITE)
+			dmb_bypass_count(dc, true, DMB_WHY_FAILED);
 		return remap_origin(dc, bio, sector);
 	}
-	if (read) {
-		read_pieces(dc, io, bio, sector);
-		return DM_MAPIO_SUBMITTED;
-	}
 	up_read(&ix->index_lock);
-	DMERR_LIMIT("cache %s: write over dirty data at %llu refused: cache failed",
+	DMERR_LIMIT("cache %s: write over cached data at %llu refused: cache failed",
 		    ix->name, (u64)sector);
 	return DM_MAPIO_KILL;
 }
@@ -515,6 +590,9 @@ void dmb_io_deferred(struct work_struct *work)
 			r = failed_locked(dc, io, bio, sector);
 		else if (bio_op(bio) != REQ_OP_READ)
 			r = write_locked(dc, io, bio, sector, mode, io->why);
+		else if (mode == DMB_MODE_PASSTHROUGH)
+			r = uncached_read_locked(dc, io, bio, sector,
+						 DMB_WHY_MODE);
 		else if (!read_locked(dc, io, bio, sector, false))
 			r = DM_MAPIO_SUBMITTED;		/* sent in pieces */
 		if (r == DM_MAPIO_REMAPPED)

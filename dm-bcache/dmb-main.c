@@ -64,6 +64,14 @@ static void dmb_presuspend(struct dm_target *ti)
 	dmb_wb_stop(dc->ix);
 }
 
+/* A suspend that did not happen (interrupted): write-back goes on. */
+static void dmb_presuspend_undo(struct dm_target *ti)
+{
+	struct dmb_cache *dc = ti->private;
+
+	dmb_wb_start(dc->ix);
+}
+
 static void dmb_postsuspend(struct dm_target *ti)
 {
 	struct dmb_cache *dc = ti->private;
@@ -99,6 +107,7 @@ static struct target_type dmb_target = {
 	.iterate_devices = dmb_iterate_devices,
 	.io_hints = dmb_io_hints,
 	.presuspend = dmb_presuspend,
+	.presuspend_undo = dmb_presuspend_undo,
 	.postsuspend = dmb_postsuspend,
 	.resume = dmb_resume,
 };

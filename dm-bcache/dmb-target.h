@@ -101,6 +101,7 @@ struct dmb_io {
 #define DMB_IO_FILL		BIT(1)	/* a miss to fill on completion */
 #define DMB_IO_DIRTY		BIT(2)	/* a write-back write, to the cache only */
 #define DMB_IO_DIRTY_HIT	BIT(3)	/* a hit on data only the cache holds */
+#define DMB_IO_ORIGIN_FIRST	BIT(4)	/* to the origin, then invalidate */
 
 /* A device the constructor reads and writes metadata on, over dm-io. */
 struct dmb_meta_dev {
@@ -344,5 +345,7 @@ void dmb_note_latency(struct dmb_index *ix, bool write, u64 ns);
 int dmb_map(struct dm_target *ti, struct bio *bio);
 void dmb_io_deferred(struct work_struct *work);
 int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
+void dmb_origin_then_invalidate(struct dmb_cache *dc, struct dmb_io *io,
+				sector_t sector);
 
 #endif

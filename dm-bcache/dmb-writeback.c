@@ -231,8 +231,11 @@ static s64 copy_batch(struct dmb_index *ix, u64 budget, u32 *found)
 		for (i = first; i < first + nr; i++)
 			wb->keys[good++] = wb->keys[i];
 	}
-	if (good && dmb_index_clean(ix, wb->keys, good))
+	if (good && dmb_index_clean(ix, wb->keys, good)) {
+		atomic64_inc(&wb->errors);
+		wake_up_all(&wb->wait);
 		return -EIO;
+	}
 	if (!r)
 		atomic64_add(copied, &wb->written);
 	if (err) {
@@ -247,21 +250,25 @@ static s64 copy_batch(struct dmb_index *ix, u64 budget, u32 *found)
  * The walk reached the end of the index, or nothing at all is dirty
  * (@clean: no dirty data even allocated, so none completed before now).
  */
-static void pass_end(struct dmb_index *ix, bool clean)
+static void pass_end(struct dmb_index *ix, bool clean, u64 seq)
 {
 	struct dmb_writeback *wb = &ix->wb;
-	u64 seq = READ_ONCE(ix->dirty_seq);
+	int r;
 
-	if (clean)
-		wb->pass_seq = seq;
-	if ((clean || (!wb->pass_found && seq == wb->pass_seq)) &&
-	    !dmb_index_origin_clean(ix, seq)) {
-		WRITE_ONCE(wb->clean_passes, wb->clean_passes + 1);
-		wake_up_all(&wb->wait);
+	if (clean || (!wb->pass_found && seq == wb->pass_seq)) {
+		/* Fails with -EAGAIN if a dirty key went in since @seq. */
+		r = dmb_index_origin_clean(ix, seq);
+		if (!r) {
+			WRITE_ONCE(wb->clean_passes, wb->clean_passes + 1);
+			wake_up_all(&wb->wait);
+		} else if (r != -EAGAIN) {
+			atomic64_inc(&wb->errors);	/* a flush must not wait on */
+			wake_up_all(&wb->wait);
+		}
 	}
 	wb->pos = 0;
 	wb->pass_found = false;
-	wb->pass_seq = seq;
+	wb->pass_seq = READ_ONCE(ix->dirty_seq);
 }
 
 static void wb_work(struct work_struct *work)
@@ -271,7 +278,7 @@ static void wb_work(struct work_struct *work)
 	struct dmb_index *ix = container_of(wb, struct dmb_index, wb);
 	bool fast = dmb_wb_full(ix);
 	unsigned long delay = HZ;
-	u64 budget, rate;
+	u64 budget, rate, seq;
 	u32 found = 0;
 	s64 copied;
 
@@ -279,9 +286,15 @@ static void wb_work(struct work_struct *work)
 		return;
 	update_rate(ix);
 	rate = READ_ONCE(wb->rate);
+	/*
+	 * The sequence before the estimate: a dirty write allocated after
+	 * the estimate was read is indexed after it, so the sequence moves.
+	 */
+	seq = READ_ONCE(ix->dirty_seq);
+	smp_rmb();
 	if (!bch_set_dirty_sectors(&ix->set)) {
 		wb->was_clean = true;
-		pass_end(ix, true);
+		pass_end(ix, true, seq);
 		goto again;
 	}
 	if (wb->was_clean) {
@@ -301,7 +314,7 @@ static void wb_work(struct work_struct *work)
 	if (copied < 0) {
 		delay = HZ;		/* back off; the next pass retries */
 	} else if (!found && wb->pos >= BCH_KEY_MAX_OFFSET) {
-		pass_end(ix, false);
+		pass_end(ix, false, READ_ONCE(ix->dirty_seq));
 		delay = fast ? 0 : HZ / 10;
 	} else {
 		delay = fast ? 0 : div64_u64((u64)copied * HZ, max(rate, 1ULL));
