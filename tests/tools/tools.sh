@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tool tests on image files: bcache_format, bcache_check and bcache_dump
-# against make-bcache and bcache-super-show, and the damage classes of
-# tests/vm/damage-classes.txt applied by bcache_damage.  Every tool runs
+# against make-bcache and bcache-super-show, the damage classes of
+# tests/vm/damage-classes.txt applied by bcache_damage, and
+# bcache_logreplay on dm-log-writes logs written here.  Every tool runs
 # under ASan/UBSan.  Prints "PASS|FAIL tools/<case>" lines.
 #
 #   tools.sh                  images made here by make-bcache and bcache_format
@@ -186,4 +187,93 @@ truncate -s 64M "$tmp/zero.img"
 run check/all-zero 1 'superblock: superblock \(sector 8\): Not a bcache superblock \(bad offset\)' bcache_check "$tmp/zero.img"
 run dump/usage 2 'usage' bcache_dump
 run dump/missing 2 'No such file' bcache_dump "$tmp/none.img"
+
+# --- bcache_logreplay on dm-log-writes logs made here ----------------------------
+# The layout as drivers/md/dm-log-writes.c writes it (see the tool's header).
+python3 - "$tmp" <<'EOP'
+import struct, sys
+d = sys.argv[1]
+MAGIC = 0x6a736677736872
+
+def entry(ss, sector, nr, flags, data=b'', mark=b''):
+	hdr = struct.pack('<QQQQ', sector, nr, flags, len(mark)) + mark
+	return hdr.ljust(ss, b'\0') + data
+
+def log(name, ss, entries, magic=MAGIC, version=1, nr=None, pad=4096):
+	sb = struct.pack('<QQQI', magic, version,
+			 len(entries) if nr is None else nr, ss).ljust(ss, b'\0')
+	open(f'{d}/{name}', 'wb').write(sb + b''.join(entries) + b'\0' * pad)
+
+A, B, C, D = (bytes([c]) * 4096 for c in b'ABCD')
+end = lambda ss: entry(ss, 0, 0, 8, mark=b'dm-log-writes-end')
+# write, flush, mark, FUA write, discard, flush, flush with data (no FUA),
+# write, flush, end mark: four flush points.
+good = [entry(512, 0, 8, 0, A), entry(512, 0, 0, 1), entry(512, 0, 0, 8, mark=b'x'),
+	entry(512, 16, 8, 2, B), entry(512, 0, 8, 4), entry(512, 0, 0, 1),
+	entry(512, 32, 8, 1, C), entry(512, 40, 8, 0, D), entry(512, 0, 0, 1), end(512)]
+log('good.log', 512, good)
+log('open.log', 512, good[:-1])
+log('magic.log', 512, good, magic=MAGIC + 1)
+log('version.log', 512, good, version=2)
+log('ss.log', 768, [])
+log('flags.log', 512, [entry(512, 0, 8, 64, A)])
+log('trunc.log', 512, good, nr=20, pad=0)
+log('past.log', 512, [entry(512, 200, 8, 0, A), entry(512, 0, 0, 1), end(512)])
+log('ss4k.log', 4096, [entry(4096, 1, 1, 0, A), entry(4096, 0, 0, 1), end(4096)])
+ff = b'\xff' * 65536
+open(f'{d}/lr.dev', 'wb').write(ff)
+open(f'{d}/lr4k.dev', 'wb').write(ff)
+# The device after flush points 1, 2 (3 stops before its data) and 4.
+img = bytearray(ff)
+img[0:4096] = A
+open(f'{d}/lr1.img', 'wb').write(img)
+img[0:4096] = bytes(4096)
+img[8192:12288] = B
+open(f'{d}/lr2.img', 'wb').write(img)
+img[16384:20480] = C
+img[20480:24576] = D
+open(f'{d}/lr4.img', 'wb').write(img)
+img = bytearray(ff)
+img[4096:8192] = A
+open(f'{d}/lr4k.img', 'wb').write(img)
+EOP
+same_img() {	# same_img NAME DEV IMG
+	if cmp -s "$2" "$3"; then pass "$1"; else failc "$1" "the replayed device differs"; fi
+}
+lr=$tmp/good.log
+run logreplay/info 0 'flushes 4' bcache_logreplay info "$lr"
+run logreplay/info-closed 0 'closed 1' bcache_logreplay info "$lr"
+run logreplay/info-marks 0 'mark 2 x' bcache_logreplay info "$lr"
+run logreplay/info-open 0 'closed 0' bcache_logreplay info "$tmp/open.log"
+run logreplay/list 0 '^6 23 FLUSH 32 8$' bcache_logreplay list "$lr"
+run logreplay/to-1 0 '^2:11:1$' bcache_logreplay replay "$lr" "$tmp/lr.dev" 0 1
+same_img logreplay/to-1-data "$tmp/lr.dev" "$tmp/lr1.img"
+run logreplay/to-2 0 '^6:23:2$' bcache_logreplay replay "$lr" "$tmp/lr.dev" 2:11:1 2
+same_img logreplay/to-2-data "$tmp/lr.dev" "$tmp/lr2.img"
+# Flush point 3 carries data without FUA: the replay stops before it.
+run logreplay/to-3 0 '^6:23:2$' bcache_logreplay replay "$lr" "$tmp/lr.dev" 6:23:2 3
+same_img logreplay/to-3-data "$tmp/lr.dev" "$tmp/lr2.img"
+run logreplay/to-4 0 '^9:42:4$' bcache_logreplay replay "$lr" "$tmp/lr.dev" 6:23:2 4
+same_img logreplay/to-4-data "$tmp/lr.dev" "$tmp/lr4.img"
+run logreplay/to-end 0 '^10:43:4$' bcache_logreplay replay "$lr" "$tmp/lr.dev" 9:42:4 end
+# A position that is not an entry's: its "header" is checked.
+run logreplay/pos-not-entry 1 'entry 9: empty write without FLUSH' bcache_logreplay replay "$lr" "$tmp/lr.dev" 9:50:4 end
+run logreplay/from-start 0 '^9:42:4$' bcache_logreplay replay "$lr" "$tmp/lr.dev" 0 4
+same_img logreplay/from-start-data "$tmp/lr.dev" "$tmp/lr4.img"
+run logreplay/ss4k 0 '^2:32:1$' bcache_logreplay replay "$tmp/ss4k.log" "$tmp/lr4k.dev" 0 1
+same_img logreplay/ss4k-data "$tmp/lr4k.dev" "$tmp/lr4k.img"
+run logreplay/no-such-flush 1 'only 4 flush entries, not 5' bcache_logreplay replay "$lr" "$tmp/lr.dev" 0 5
+run logreplay/behind 2 'flush point 1 is behind' bcache_logreplay replay "$lr" "$tmp/lr.dev" 6:23:2 1
+run logreplay/bad-pos 2 'bad position' bcache_logreplay replay "$lr" "$tmp/lr.dev" 6:23 3
+run logreplay/pos-misfit 2 'does not fit this log' bcache_logreplay replay "$lr" "$tmp/lr.dev" 99:23:2 3
+run logreplay/bad-point 2 'bad flush point' bcache_logreplay replay "$lr" "$tmp/lr.dev" 0 0
+run logreplay/magic 1 'not a dm-log-writes log' bcache_logreplay info "$tmp/magic.log"
+run logreplay/version 1 'log version 2 unsupported' bcache_logreplay info "$tmp/version.log"
+run logreplay/sectorsize 1 'bad sectorsize 768' bcache_logreplay info "$tmp/ss.log"
+run logreplay/flags 1 'unknown flags 0x40' bcache_logreplay info "$tmp/flags.log"
+run logreplay/truncated 1 'past the end of the log' bcache_logreplay info "$tmp/trunc.log"
+run logreplay/past-dev 1 'past the end of' bcache_logreplay replay "$tmp/past.log" "$tmp/lr.dev" 0 1
+run logreplay/not-a-log 2 'cannot read the super block' bcache_logreplay info /dev/null
+run logreplay/missing 2 'No such file' bcache_logreplay info "$tmp/none.log"
+run logreplay/usage 2 'usage' bcache_logreplay replay "$lr"
 exit 0

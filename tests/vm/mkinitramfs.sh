@@ -57,7 +57,7 @@ for a in $(/usr/bin/busybox --list); do
 done
 
 # Kernel modules and their dependencies, then depmod on the stage.
-mods=(virtio_pci virtio_blk dm-mod dm-delay dm-flakey dm-log-writes dm-cache
+mods=(virtio_pci virtio_blk dm-mod dm-delay dm-flakey dm-log-writes dm-snapshot dm-cache
 	dm-cache-smq dm-writecache brd loop null_blk bcache ext4 crc32c_generic)
 mdir=/lib/modules/$kver
 mkdir -p "$stage$mdir/extra"
