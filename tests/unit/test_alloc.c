@@ -142,9 +142,9 @@ UNIT_TEST(alloc_data_sequential_and_reserved)
 	CHECK(got == 5);
 	first = bch_ptr_offset(ptr);
 	CHECK(bch_ptr_gen(ptr) == 1);
-	got = bch_alloc_data(&a, 5, &ptr, false);	/* 3 left in the bucket */
+	got = bch_alloc_data(&a, 5, &ptr, false); /* 3 left in the bucket */
 	CHECK(got == 3 && bch_ptr_offset(ptr) == first + 5);
-	got = bch_alloc_data(&a, 8, &ptr, false);	/* the next ready bucket */
+	got = bch_alloc_data(&a, 8, &ptr, false); /* the next ready one */
 	CHECK(got == 8 && bch_ptr_offset(ptr) % 8 == 0);
 	/* 6 ready, 2 opened, 4 reserved for metadata: no more data. */
 	CHECK(bch_alloc_data(&a, 8, &ptr, false) == -ENOSPC);
