@@ -216,6 +216,13 @@ void bch_alloc_count_end(struct bch_alloc *a)
 	unlock(a);
 }
 
+void bch_alloc_count_cancel(struct bch_alloc *a)
+{
+	lock(a);
+	a->counting = false;
+	unlock(a);
+}
+
 /* May @bucket's gen be raised now? */
 static bool reclaimable(const struct bch_alloc *a, u64 bucket)
 {

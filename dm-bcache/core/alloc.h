@@ -163,13 +163,17 @@ void bch_alloc_mark_dirty(struct bch_alloc *a, const struct bch_key *k,
  * or the dirty estimate never reaches zero); only the clean count keeps
  * the rule above.  A bucket counted dirty never becomes FREE.  Every bucket's
  * oldest pointer gen is updated.  a->dirty_sectors is recomputed from
- * the installed counts.
+ * the installed counts.  The set ends a count only once the nodes on
+ * disk hold every key it counted (set.c), since masked dirty keys must
+ * not be visible there either when a bucket's new gen is persisted.
  */
 void bch_alloc_count_begin(struct bch_alloc *a);
 void bch_alloc_count_key(struct bch_alloc *a, const struct bch_key *k);
 void bch_alloc_count_dirty(struct bch_alloc *a, const struct bch_key *k,
 			   u32 sectors);
 void bch_alloc_count_end(struct bch_alloc *a);
+/* A count that will not end: every bucket keeps its live counts. */
+void bch_alloc_count_cancel(struct bch_alloc *a);
 
 /*
  * Raise the gens of up to @want reclaimable buckets, free ones first,

@@ -47,6 +47,9 @@ static int replay_key(void *ctx, const struct bch_key *k)
 	struct bch_set *s = ctx;
 
 	s->replayed++;
+	/* Whole: what masks it later is not on disk either (see load()). */
+	if (bch_key_dirty(k) && bch_key_ptrs(k))
+		bch_alloc_mark_dirty(&s->a, k, bch_key_size(k));
 	return bch_btree_insert(&s->t, k);
 }
 
@@ -87,10 +90,21 @@ static void mark_node(struct bch_set *s, const struct bch_bnode *n)
 	for (i = 0; i < n->nr_child; i++)
 		mark_node(s, n->child[i]);
 	for (i = 0; !n->level && i < n->ks.nr_sets; i++)
+		for (j = 0; j < n->ks.set[i].e.nr; j++)
+			bch_alloc_mark_key(&s->a, &n->ks.set[i].e.k[j]);
+}
+
+/* The dirty data in @n's leaves: the pieces of dirty keys lookups see. */
+static void mark_dirty_node(struct bch_set *s, const struct bch_bnode *n)
+{
+	u32 i, j;
+
+	for (i = 0; i < n->nr_child; i++)
+		mark_dirty_node(s, n->child[i]);
+	for (i = 0; !n->level && i < n->ks.nr_sets; i++)
 		for (j = 0; j < n->ks.set[i].e.nr; j++) {
 			const struct bch_key *k = &n->ks.set[i].e.k[j];
 
-			bch_alloc_mark_key(&s->a, k);
 			if (bch_key_dirty(k) && bch_key_ptrs(k))
 				bch_alloc_mark_dirty(&s->a, k,
 						     visible_sectors(&n->ks, i,
@@ -121,14 +135,24 @@ static int load(struct bch_set *s, struct bch_jscan *js, u8 *gens, u16 *prios)
 		r = bch_btree_load(&s->t, s->io, g, &root,
 				   le16_to_cpu(js->newest.btree_level), gens);
 	if (!r)
-		r = bch_jscan_replay(s->io, &s->sb, g, js, replay_key, s);
-	if (!r)
-		r = bch_jwriter_open(&s->jw, s->io, &s->sb, g, js);
-	if (!r)
 		r = bch_alloc_init(&s->a, g, gens, prios,
 				   (s->sb.flags >> BCH_CACHE_REPLACEMENT_SHIFT) &
 				   BCH_CACHE_REPLACEMENT_MASK,
 				   g->nr_prio_buckets + 16);
+	if (r)
+		return r;
+	/*
+	 * Dirty data is marked as the nodes on disk show it, before the
+	 * journal's keys go in, and the journal's dirty keys whole as they
+	 * do: a dirty key that only a journal key masks is still visible to
+	 * whoever reads the nodes without the journal (the checker, and so
+	 * bcache_export), so its bucket keeps its gen until a gc count made
+	 * after those keys reached the nodes says otherwise.
+	 */
+	mark_dirty_node(s, s->t.root);
+	r = bch_jscan_replay(s->io, &s->sb, g, js, replay_key, s);
+	if (!r)
+		r = bch_jwriter_open(&s->jw, s->io, &s->sb, g, js);
 	if (r)
 		return r;
 	for (i = 0; i < s->sb.keys; i++)
@@ -463,10 +487,20 @@ static int gc_finish(struct bch_set *s)
 	excl(s, false);
 	if (r == -ENOMEM)	/* merges made so far leave a valid tree */
 		r = 0;
-	bch_alloc_count_end(&s->a);
+	/*
+	 * The counts are installed only once the nodes on disk hold every
+	 * key they were made from: a dirty key masked only in memory (or in
+	 * the journal) is still visible in the nodes, and its bucket's gen
+	 * must not be raised and persisted until they are rewritten.
+	 */
+	r = r ?: bch_set_commit(s);
+	if (r)
+		bch_alloc_count_cancel(&s->a);
+	else
+		bch_alloc_count_end(&s->a);
 	s->gc_running = false;
 	s->gcs++;
-	return r ?: bch_set_commit(s);
+	return r;
 }
 
 int bch_set_gc_step(struct bch_set *s, u32 leaves)
@@ -485,6 +519,7 @@ int bch_set_gc_step(struct bch_set *s, u32 leaves)
 		n = bch_btree_leaf_after(&s->t, s->gc_inode, s->gc_offset);
 		r = gc_leaf(s, n);
 		if (r) {
+			bch_alloc_count_cancel(&s->a);
 			s->gc_running = false;
 			return r;
 		}
