@@ -68,9 +68,9 @@ void dmb_span_wait_writeback(struct dmb_index *ix, struct dmb_span *sp)
 	wait_event(ix->span_wait, !writeback_overlaps(ix, sp));
 }
 
-/* A write-back copy may start only where no write is in flight. */
-bool dmb_span_writeback(struct dmb_index *ix, struct dmb_span *sp,
-			sector_t start, u32 sectors)
+/* Register @sp (of @kind) unless a write to its range is in flight. */
+static bool span_unless_write(struct dmb_index *ix, struct dmb_span *sp,
+			      sector_t start, u32 sectors, u8 kind)
 {
 	struct dmb_span *o;
 	unsigned long flags;
@@ -78,7 +78,7 @@ bool dmb_span_writeback(struct dmb_index *ix, struct dmb_span *sp,
 
 	sp->start = start;
 	sp->end = start + sectors;
-	sp->kind = DMB_SPAN_WB;
+	sp->kind = kind;
 	sp->contended = false;
 	spin_lock_irqsave(&ix->span_lock, flags);
 	list_for_each_entry(o, &ix->spans, node)
@@ -92,28 +92,18 @@ bool dmb_span_writeback(struct dmb_index *ix, struct dmb_span *sp,
 	return ok;
 }
 
+/* A write-back copy may start only where no write is in flight. */
+bool dmb_span_writeback(struct dmb_index *ix, struct dmb_span *sp,
+			sector_t start, u32 sectors)
+{
+	return span_unless_write(ix, sp, start, sectors, DMB_SPAN_WB);
+}
+
 /* A miss may be filled only if no write to its range is in flight. */
 bool dmb_span_fill(struct dmb_index *ix, struct dmb_span *sp,
 		   sector_t start, u32 sectors)
 {
-	struct dmb_span *o;
-	unsigned long flags;
-	bool ok = true;
-
-	sp->start = start;
-	sp->end = start + sectors;
-	sp->kind = DMB_SPAN_FILL;
-	sp->contended = false;
-	spin_lock_irqsave(&ix->span_lock, flags);
-	list_for_each_entry(o, &ix->spans, node)
-		if (o->kind == DMB_SPAN_WRITE && overlap(o, sp->start, sp->end))
-			ok = false;
-	if (ok) {
-		list_add_tail(&sp->node, &ix->spans);
-		sp->on = true;
-	}
-	spin_unlock_irqrestore(&ix->span_lock, flags);
-	return ok;
+	return span_unless_write(ix, sp, start, sectors, DMB_SPAN_FILL);
 }
 
 /* Hand a fill's span from the bio to the fill that outlives it. */
