@@ -291,7 +291,7 @@ static void wb_work(struct work_struct *work)
 	 * the estimate was read is indexed after it, so the sequence moves.
 	 */
 	seq = READ_ONCE(ix->dirty_seq);
-	smp_rmb();
+	smp_rmb();	/* the sequence, then the estimate; see above */
 	if (!bch_set_dirty_sectors(&ix->set)) {
 		wb->was_clean = true;
 		pass_end(ix, true, seq);
