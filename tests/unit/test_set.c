@@ -85,18 +85,35 @@ static void wait_hook(void *ctx)
 	waits++;
 }
 
+/*
+ * A gc pass's counts are installed only when the nodes on disk hold
+ * every key counted (nothing unwritten in the tree), unless a write
+ * failed and the pass is being dropped: a bucket whose dirty key is
+ * masked only in memory must not have a new gen persisted while the
+ * nodes still show the key.  Seen as the count ending under the lock.
+ */
+static bool counting_at_lock, io_failed;
+static u64 counts_installed;
+
 static void alloc_lock_hook(void *ctx)
 {
-	(void)ctx;
+	struct bch_set *s = ctx;
+
 	CHECK(!alloc_locked);
 	alloc_locked = 1;
+	counting_at_lock = s->a.counting;
 }
 
 static void alloc_unlock_hook(void *ctx)
 {
-	(void)ctx;
+	struct bch_set *s = ctx;
+
 	CHECK(alloc_locked);
 	alloc_locked = 0;
+	if (counting_at_lock && !s->a.counting && !io_failed) {
+		CHECK(!bch_btree_dirty(&s->t));
+		counts_installed++;
+	}
 }
 
 /* Open the set with the contract's hooks checking every call. */
@@ -112,6 +129,8 @@ static int open_hooked(struct bch_set *s, const struct bch_meta_io *io,
 	s->reuse_wait = wait_hook;
 	s->a.lock = alloc_lock_hook;
 	s->a.unlock = alloc_unlock_hook;
+	s->a.lock_ctx = s;
+	io_failed = false;
 	return 0;
 }
 
@@ -135,8 +154,10 @@ static int dev_write(void *ctx, u64 sector, const void *buf, size_t len)
 	if (sector * 512 + len > (u64)BUCKETS * BUCKET * 512)
 		return -EIO;
 	for (i = 0; d->fail_journal && i < d->sb->keys; i++)
-		if (sector / BUCKET == d->sb->d[i])
+		if (sector / BUCKET == d->sb->d[i]) {
+			io_failed = true;
 			return -EIO;
+		}
 	memcpy(d->data + sector * 512, buf, len);
 	return 0;
 }
@@ -833,6 +854,7 @@ static void run_wb(unsigned int policy, u32 ops, u32 node_keys, bool dirty,
 	struct tally t = { .node_keys = node_keys };
 	u32 i;
 
+	counts_installed = 0;
 	model_reset();
 	dirty_mode = dirty;
 	wb_every = every;
@@ -911,6 +933,7 @@ static void run_wb(unsigned int policy, u32 ops, u32 node_keys, bool dirty,
 	}
 	CHECK(t.reopens > 5);
 	CHECK(t.steps > ops / 1000);	/* passes ran interleaved */
+	CHECK(counts_installed > ops / 1000);
 	CHECK(excl_windows > 100 && fences > 10 && waits == fences);
 	t.refills += s.refills;
 	t.commits += s.commits;
