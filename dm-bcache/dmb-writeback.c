@@ -159,6 +159,13 @@ static int copy_run(struct dmb_index *ix, u32 first, u32 nr)
 	return r;
 }
 
+/* Something failed: count it, and answer flush messages waiting. */
+static void wb_failed(struct dmb_writeback *wb)
+{
+	atomic64_inc(&wb->errors);
+	wake_up_all(&wb->wait);
+}
+
 /*
  * One batch: the pieces, their runs' spans and their cache reads' epoch
  * under the index lock; then the copies, the origin flush, and the clean
@@ -232,15 +239,13 @@ static s64 copy_batch(struct dmb_index *ix, u64 budget, u32 *found)
 			wb->keys[good++] = wb->keys[i];
 	}
 	if (good && dmb_index_clean(ix, wb->keys, good)) {
-		atomic64_inc(&wb->errors);
-		wake_up_all(&wb->wait);
+		wb_failed(wb);
 		return -EIO;
 	}
 	if (!r)
 		atomic64_add(copied, &wb->written);
 	if (err) {
-		atomic64_inc(&wb->errors);
-		wake_up_all(&wb->wait);
+		wb_failed(wb);
 		return err;
 	}
 	return copied;
@@ -262,8 +267,7 @@ static void pass_end(struct dmb_index *ix, bool clean, u64 seq)
 			WRITE_ONCE(wb->clean_passes, wb->clean_passes + 1);
 			wake_up_all(&wb->wait);
 		} else if (r != -EAGAIN) {
-			atomic64_inc(&wb->errors);	/* a flush must not wait on */
-			wake_up_all(&wb->wait);
+			wb_failed(wb);	/* a flush must not wait on */
 		}
 	}
 	wb->pos = 0;
