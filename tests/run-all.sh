@@ -93,6 +93,10 @@ for k in "${kernels[@]}"; do
 	grep -E '^FAIL' "$res/images-$k.txt" || true
 done
 
+# What crashed guests printed (tests/vm/run.sh), so a CI log shows it.
+for c in "$top"/build/results/crash-*.log; do
+	[ -e "$c" ] && head -n 45 "$c"
+done
 echo "== results"
 all=$(cat "$res"/*.txt)
 grep '^FAIL' <<<"$all" || true

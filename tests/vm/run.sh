@@ -8,7 +8,8 @@
 # Results go to build/results/vm-SUITE-KVER.txt as "PASS|FAIL vm/KVER/TEST"
 # lines, the serial log to build/vm/KVER/SUITE.log.  A guest that hangs is
 # killed after VM_TIMEOUT seconds (default: 300 + 240 per test) and every
-# test without a result fails with "guest killed".
+# test without a result fails with "guest killed".  VM_APPEND adds kernel
+# parameters, e.g. VM_APPEND="slub_debug=FZPU" to catch slab corruption.
 set -uo pipefail
 
 kver=$1 suite=$2
@@ -52,7 +53,7 @@ echo "vm: booting $kver for suite $suite: ${tests[*]}"
 start=$(date +%s)
 timeout -s KILL "$vm_timeout" qemu-system-x86_64 -accel tcg -cpu max \
 	-m 2G -smp 2 -kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.cpio" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=1 ima_policy=critical_data dmb.tests=$list dmb.timeout=$test_timeout" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=1 ima_policy=critical_data dmb.tests=$list dmb.timeout=$test_timeout ${VM_APPEND:-}" \
 	-display none -vga none -no-reboot -monitor none -serial stdio \
 	-drive file="$work/disk0.img",if=virtio,format=raw,cache=none,aio=threads,discard=unmap \
 	-drive file="$work/disk1.img",if=virtio,format=raw,cache=none,aio=threads,discard=unmap \
@@ -64,11 +65,26 @@ mv "$work/disk3.img" "$work/export-$suite.img"
 echo "vm: $kver finished in $(($(date +%s) - start))s (qemu exit $qrc)"
 
 killed=
+stopped_in=$(grep -a '^@@BEGIN' "$log" | tail -n 1 | tr -d '\r' | cut -d' ' -f2)
 grep -q '^@@DONE' "$log" || killed="guest killed or crashed (no @@DONE after ${vm_timeout}s limit; see $log)"
+# A crash's first lines, kept where the host's summary prints them (the
+# serial log itself does not outlive a CI run).
+crash=$top/build/results/crash-$suite-$kver.log
+rm -f "$crash"
+if [ -n "$killed" ]; then
+	{
+		echo "== $kver $suite: the guest stopped during $stopped_in"
+		grep -a -m 1 -A 40 -E 'Oops|BUG:|kernel BUG|panic|double fault|general protection' "$log" |
+			tr -d '\r' | grep -v '\] *? '
+	} >"$crash"
+	cat "$crash"
+fi
 : >"$results"
-for t in "${tests[@]}"; do
-	line=$(grep -a "^@@RESULT $t " "$log" | tail -n 1 | tr -d '\r')
-	if [ -z "$line" ]; then
+# A test named more than once reports its first failure, if any.
+for t in $(printf '%s\n' "${tests[@]}" | awk '!seen[$0]++'); do
+	all=$(grep -a "^@@RESULT $t " "$log" | tr -d '\r')
+	line=$(grep -m 1 "^@@RESULT $t FAIL" <<<"$all" || tail -n 1 <<<"$all")
+	if [ -z "$line" ] || { [ -n "$killed" ] && [ "$t" = "$stopped_in" ]; }; then
 		echo "FAIL vm/$kver/$t ${killed:-no result}" >>"$results"
 		continue
 	fi
