@@ -152,10 +152,14 @@ void dmb_index_write_done(struct dmb_op *op)
 	struct dmb_index *ix = io->dc->ix;
 	unsigned long flags;
 
+	/*
+	 * Kicked under the lock: once the worker may see @io, it may end its
+	 * bio, and the last table may go, and @ix with it.
+	 */
 	spin_lock_irqsave(&ix->lock, flags);
 	list_add_tail(&io->list, &ix->done_writes);
-	spin_unlock_irqrestore(&ix->lock, flags);
 	dmb_index_kick(ix);
+	spin_unlock_irqrestore(&ix->lock, flags);
 }
 
 /*
@@ -939,14 +943,15 @@ static void index_free(struct dmb_index *ix)
 		dmb_index_sync(ix);
 	/* Nothing may run on the set once it is closed. */
 	WRITE_ONCE(ix->stopping, true);
+	/* Fills first: a fill that ends queues the worker. */
+	if (ix->fill_wq) {
+		cancel_work_sync(&ix->defer_work);
+		flush_workqueue(ix->fill_wq);
+	}
 	if (ix->wq) {
 		/* A run under way may arm the timer; neither re-queues now. */
 		cancel_work_sync(&ix->index_work);
 		cancel_delayed_work_sync(&ix->journal_work);
-	}
-	if (ix->fill_wq) {
-		cancel_work_sync(&ix->defer_work);
-		flush_workqueue(ix->fill_wq);
 	}
 	if (ix->set_open)
 		bch_set_close(&ix->set);

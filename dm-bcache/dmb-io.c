@@ -618,7 +618,12 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		return defer(ix, bio);
 	if (map_trylock(ix))
 		return write_locked(dc, io, bio, sector, mode, io->why);
-	if (to_cache(bio, mode, io->why))
+	/*
+	 * Without the lock map cannot tell whether the range holds dirty
+	 * data, which only dmb_origin_then_invalidate() may replace: with
+	 * any dirty data, the worker looks.
+	 */
+	if (to_cache(bio, mode, io->why) || bch_set_dirty_sectors(&ix->set))
 		return defer(ix, bio);
 	if (bio_op(bio) == REQ_OP_WRITE)
 		dmb_bypass_count(dc, true, io->why);
@@ -639,6 +644,7 @@ int dmb_map(struct dm_target *ti, struct bio *bio)
 	io->bio = bio;
 	io->flags = 0;
 	io->span.on = false;
+	io->mapped = true;
 	/*
 	 * Write-back speeds up when this stops changing (dmb-writeback.c);
 	 * written once a jiffy at most, so the line stays mostly shared.
@@ -682,6 +688,9 @@ int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	struct dmb_io *io = dm_per_bio_data(bio, sizeof(struct dmb_io));
 	struct dmb_index *ix = dc->ix;
 
+	/* A bio of ours ended twice would corrupt dm's io pool: say so. */
+	if (WARN_ON_ONCE(!io->mapped))
+		return DM_ENDIO_DONE;
 	if (io->flags & DMB_IO_CACHE) {
 		dmb_note_latency(ix, false, ktime_get_ns() - io->start_ns);
 		dmb_cache_io_end(ix, io->epoch);
@@ -703,10 +712,11 @@ int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 			bio->bi_iter.bi_sector = io->origin_sector;
 			bio_set_dev(bio, dc->origin_dev->bdev);
 			bio->bi_status = BLK_STS_OK;
+			/* Queued under the lock, as in dmb_index_write_done(). */
 			spin_lock_irqsave(&ix->lock, flags);
 			bio_list_add(&ix->retries, bio);
-			spin_unlock_irqrestore(&ix->lock, flags);
 			queue_work(ix->fill_wq, &ix->defer_work);
+			spin_unlock_irqrestore(&ix->lock, flags);
 			return DM_ENDIO_INCOMPLETE;
 		}
 	}
@@ -714,5 +724,6 @@ int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		dmb_index_queue_fill(ix, io);
 	dmb_span_end(ix, &io->span);
 	io->flags = 0;
+	io->mapped = false;
 	return DM_ENDIO_DONE;
 }

@@ -28,6 +28,7 @@
 #define DM_BCACHE_OP_H
 
 #include <linux/atomic.h>
+#include <linux/bug.h>
 #include <linux/blk_types.h>
 
 struct dmb_op;
@@ -59,7 +60,10 @@ static inline void dmb_op_error(struct dmb_op *op, blk_status_t status)
 
 static inline void dmb_op_put(struct dmb_op *op)
 {
-	if (atomic_dec_and_test(&op->remaining))
+	int left = atomic_dec_return(&op->remaining);
+
+	/* Below zero: a piece ended twice, and done() already ran. */
+	if (!WARN_ON_ONCE(left < 0) && !left)
 		op->done(op);
 }
 

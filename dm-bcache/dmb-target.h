@@ -95,6 +95,7 @@ struct dmb_io {
 	u32 flags;
 	enum dmb_counter why;		/* a write: why not cached, or none */
 	bool cache_error;		/* write-through: a cache piece failed */
+	bool mapped;			/* between map and its end_io */
 };
 
 #define DMB_IO_CACHE		BIT(0)	/* counted in cache_io */
