@@ -7,6 +7,9 @@
 #   make unit          userspace unit tests of core/ under ASan/UBSan
 #   make check         every test: unit, lint, VM suites on 6.1 and 6.12
 #   make demo          boot a VM, create a bcache device, show it working
+#   make bench         the benchmark matrix against dm-linear, mainline
+#                      bcache, dm-cache and dm-writecache, one VM boot per
+#                      kernel (BENCH_QUICK=1: the short variant)
 #
 # The kernels are resolved by scripts/deps.sh and recorded in
 # build/kernels.mk; KVER defaults to the 6.1 one.
@@ -21,7 +24,7 @@ KMOD_DIR = $(BUILD)/kmod/$(KVER)
 MODULE = $(KMOD_DIR)/dm-bcache.ko
 CHECKPATCH = $(BUILD)/linux-scripts/scripts/checkpatch.pl
 
-.PHONY: all deps module userspace lint unit check demo clean
+.PHONY: all deps module userspace lint unit check demo bench clean
 
 all: module userspace
 
@@ -53,6 +56,9 @@ check: $(BUILD)/kernels.mk
 
 demo: $(BUILD)/kernels.mk
 	bash scripts/demo.sh
+
+bench: $(BUILD)/kernels.mk
+	bash bench/run.sh
 
 clean:
 	rm -rf $(BUILD)/kmod $(BUILD)/user $(BUILD)/vm $(BUILD)/results

@@ -55,6 +55,7 @@ step userspace/asan-tools make -s -C userspace asan-tools
 echo "== tool tests"
 bash tests/tools/probe.sh >"$res/tools.txt" 2>&1
 bash tests/tools/tools.sh >>"$res/tools.txt" 2>&1
+bash tests/tools/bench-report.sh >>"$res/tools.txt" 2>&1
 grep -E '^FAIL' "$res/tools.txt" || true
 step fuzz/check make -s -C userspace fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 

@@ -76,6 +76,8 @@ mkdir -p "$stage/usr/local/bin" "$stage/tests"
 cp "$top"/build/user/bcache_* "$stage/usr/local/bin/"
 cp -r "$top/tests/vm/." "$stage/tests/"
 cp "$top/tests/vm/init" "$stage/init"
+# The benchmark's guest side (bench/run.sh boots it with dmb.run=).
+cp -r "$top/bench/guest" "$stage/bench"
 chmod +x "$stage/init"
 cat >"$stage/etc/lvm-test.conf" <<'EOC'
 activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }
