@@ -16,19 +16,10 @@
 #include <valgrind/callgrind.h>
 
 #include "btree.h"
+#include "xorshift.h"
 
 #define NODE_SECTORS	512	/* 256 KiB, the constructor's default */
 #define KEY_BYTES	24	/* as core/set.c sizes a node's keys */
-
-static u64 rng = 0x2545f4914f6cdd1dULL;
-
-static u64 rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static int no_placement(void *ctx, struct bch_key *key)
 {

@@ -16,16 +16,7 @@
 #include <string.h>
 
 #include "keyset.h"
-
-static u64 rng = 0x2545f4914f6cdd1dULL;
-
-static u64 rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+#include "xorshift.h"
 
 /* @n extents of 8 sectors with gaps, in inode 1, as one sealed set. */
 static void fill(struct bch_keyset *ks, u32 n)
