@@ -42,7 +42,8 @@ for keys in ${BTREE_KEYS:-10000 100000 1000000 10000000}; do
 		f=$(mktemp)
 		line=$(valgrind --tool=callgrind --instr-atstart=no \
 			--callgrind-out-file="$f" "$bt" $op "$keys" "$OPS" 2>/dev/null)
-		total=$(awk '/^summary:/ { print $2 }' "$f")
+		# With the instrumentation toggled, "summary" stays 0: "totals" counts.
+		total=$(awk '/^totals:/ { print $2 }' "$f")
 		rm -f "$f"
 		set -- $line
 		echo "$op,$keys,$OPS,$((total / OPS)),$9,${11}" >>"$out2"
