@@ -6,7 +6,8 @@
  * measurement; then @ops lookups of random cached sectors, or @ops
  * inserts of new extents into random gaps, run with callgrind's
  * instrumentation on (run.sh starts callgrind with it off), so the count
- * is of those operations only.  Deterministic: a fixed seed.
+ * is of those operations only, the leaves sealed every 2048 inserts as
+ * commits seal them (sealing counted).  Deterministic: a fixed seed.
  *
  *   bench_btree <lookup|insert> <keys> <ops>
  */
@@ -26,6 +27,28 @@ static int no_placement(void *ctx, struct bch_key *key)
 	(void)ctx;
 	(void)key;
 	return 0;
+}
+
+/*
+ * What a commit does to the leaves in memory (core/btree_write.c): each
+ * leaf's open set is sealed, so the next inserts start a short new one.
+ * The set layer commits every 2048 inserted keys; so does this.
+ */
+#define COMMIT_KEYS	2048
+
+static void seal_leaves(struct bch_btree *t)
+{
+	struct bch_bnode *n;
+	u64 inode = 0, offset = 0;
+
+	while ((n = bch_btree_leaf_after(t, inode, offset))) {
+		if (bch_keyset_seal(&n->ks))
+			exit(2);
+		if (inode == bch_key_inode(&n->key) && offset == n->key.low)
+			break;		/* the last leaf: its key is the maximum */
+		inode = bch_key_inode(&n->key);
+		offset = n->key.low;
+	}
 }
 
 /* Extent @i: 8 sectors at 16 * i, a gap of 8 after it. */
@@ -69,7 +92,10 @@ int main(int argc, char **argv)
 		extent(&k, order[i], order[i] * 16);
 		if (bch_btree_insert(&t, &k))
 			return 2;
+		if (i % COMMIT_KEYS == COMMIT_KEYS - 1)
+			seal_leaves(&t);
 	}
+	seal_leaves(&t);
 	free(order);
 
 	CALLGRIND_START_INSTRUMENTATION;
@@ -81,6 +107,8 @@ int main(int argc, char **argv)
 			extent(&k, keys + i, at + 8);
 			if (bch_btree_insert(&t, &k))
 				return 2;
+			if (i % COMMIT_KEYS == COMMIT_KEYS - 1)
+				seal_leaves(&t);
 		} else if (bch_btree_lookup(&t, 1, at + (rnd() & 7), &next)) {
 			hits++;
 		}
