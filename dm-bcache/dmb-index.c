@@ -27,7 +27,7 @@
  * journalling between steps, so write completions never wait for more
  * than a step (core/set.h, bch_set_gc_step()).
  */
-#define DMB_GC_STEP_LEAVES	8
+#define DMB_GC_STEP_LEAVES	1
 /*
  * Keys inserted between commits.  A leaf's keys since its last write sit
  * in one unsorted-into-pivots set that every insert and lookup walks;
@@ -308,6 +308,7 @@ static int index_insert(struct dmb_index *ix, const struct bch_key *k)
 {
 	int r = bch_set_insert(&ix->set, k);
 
+	ix->sectors_since_gc += bch_key_size(k);
 	if (!r)
 		r = bch_array_grow((void **)&ix->jkeys, &ix->cap_jkeys,
 				   ix->nr_jkeys, ix->nr_jkeys + 1,
@@ -484,17 +485,13 @@ static u64 ready_above_reserve(struct dmb_index *ix)
 }
 
 /*
- * gc when reclaim found nothing, every DMB_GC_EVERY_REFILLS reclaims and
- * when a message asks, one step per run of the worker: it queues itself
- * again until the pass ends, serving what completions hand it between.
- */
-/*
  * A pass ended: the messages that came before it started are answered;
  * one that came during it needs another pass, which is queued now (the
  * message's own kick may have been absorbed by the pass's requeueing).
  */
 static void gc_done(struct dmb_index *ix)
 {
+	ix->reclaim_dry = false;	/* the pass may have freed buckets */
 	WRITE_ONCE(ix->gc_done_req, ix->gc_pass_req);
 	wake_up_all(&ix->gc_wait);
 	if (READ_ONCE(ix->gc_req) != ix->gc_done_req &&
@@ -502,6 +499,26 @@ static void gc_done(struct dmb_index *ix)
 		queue_work(ix->wq, &ix->index_work);
 }
 
+/*
+ * Reclaim ran dry: a pass is due once a refill batch's worth of sectors
+ * has been indexed over (written, invalidated or written back) since the
+ * last one began, as only that can have left more buckets unused.  A
+ * pass visits every leaf and ends in a commit; run back to back while
+ * the cache was full of dirty data, passes took the worker from the
+ * writes waiting on it (wb-sustained).
+ */
+static bool gc_due(struct dmb_index *ix)
+{
+	return ix->gc_requested &&
+	       ix->sectors_since_gc >= bch_set_refill_batch(&ix->set) *
+				       ix->set.g.kg.bucket_size;
+}
+
+/*
+ * gc when reclaim runs dry, every DMB_GC_EVERY_REFILLS reclaims and
+ * when a message asks, one step per run of the worker: it queues itself
+ * again until the pass ends, serving what completions hand it between.
+ */
 static void gc_step(struct dmb_index *ix)
 {
 	u64 req = READ_ONCE(ix->gc_req);
@@ -513,11 +530,12 @@ static void gc_step(struct dmb_index *ix)
 		/* Suspended: only a gc message starts a pass. */
 		if (req == ix->gc_done_req &&
 		    (READ_ONCE(ix->quiet) ||
-		     (!ix->gc_requested &&
+		     (!gc_due(ix) &&
 		      ix->refills_since_gc < DMB_GC_EVERY_REFILLS)))
 			return;
 		ix->gc_requested = false;
 		ix->refills_since_gc = 0;
+		ix->sectors_since_gc = 0;
 		ix->gc_pass_req = req;	/* what this pass answers */
 	}
 	r = bch_set_gc_step(&ix->set, DMB_GC_STEP_LEAVES);
@@ -531,10 +549,19 @@ static void gc_step(struct dmb_index *ix)
 	gc_done(ix);
 }
 
-/* Keep a batch of buckets ready above the reserve; gc when reclaim stalls. */
+/*
+ * Keep a batch of buckets ready above the reserve.  A refill that comes
+ * up short means reclaim has run dry: the other buckets hold dirty data,
+ * or data only a gc pass can show to be gone.  Another refill before that
+ * pass recounts would reclaim a bucket or two for a whole prio write each
+ * (5 ms under TCG, four to a worker run: writes waited about 100 ms each
+ * once the cache was full of dirty data, wb-sustained), so refills wait
+ * for the pass, and writes that find no space meanwhile go to the origin,
+ * as mainline's do while its allocator waits for gc.
+ */
 static void maintain(struct dmb_index *ix)
 {
-	u64 batch = bch_set_refill_batch(&ix->set);
+	u64 batch = bch_set_refill_batch(&ix->set), before;
 	unsigned int tries = 0;
 	int r;
 
@@ -552,16 +579,22 @@ static void maintain(struct dmb_index *ix)
 		ix->nr_jkeys = 0;	/* in the nodes now */
 	}
 	while (ready_above_reserve(ix) < 2 * batch && tries++ < 4) {
-		r = bch_set_refill(&ix->set, batch);
-		if (r == -ENOSPC) {
-			ix->gc_requested = true;
+		/* Dry: until gc, a refill only for the metadata reserve. */
+		if (ix->reclaim_dry &&
+		    (tries > 1 || ix->set.a.nr_ready >= ix->set.a.reserve))
 			break;
-		}
-		if (r) {
+		before = ix->set.reclaimed;
+		r = bch_set_refill(&ix->set, batch);
+		if (r && r != -ENOSPC) {
 			index_failed(ix, "bucket refill", r);
 			return;
 		}
-		ix->refills_since_gc++;
+		if (!r)
+			ix->refills_since_gc++;
+		if (r || ix->set.reclaimed - before < batch) {
+			ix->reclaim_dry = true;
+			ix->gc_requested = true;
+		}
 	}
 	gc_step(ix);
 }

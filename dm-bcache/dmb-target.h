@@ -185,7 +185,9 @@ struct dmb_index {
 	struct bch_key *jkeys;		/* inserted, not yet journalled */
 	u32 nr_jkeys, cap_jkeys;
 	u32 refills_since_gc;
+	u64 sectors_since_gc;		/* indexed over since a pass began */
 	bool gc_requested;		/* reclaim found nothing */
+	bool reclaim_dry;		/* ... or too little: wait for gc */
 	/* gc messages: requests made, and the last one a finished pass served */
 	u64 gc_req, gc_done_req, gc_pass_req;
 	wait_queue_head_t gc_wait;

@@ -28,7 +28,7 @@ kernels=("$KVER_61" "$KVER_612")
 VM_TESTS=(module create-status data-raw data-backing table messages
 	bad-tables reload-fio cache-format mainline-cross mainline-reads-ours
 	cache-wt cache-wb wb-fio cache-fio cache-stall
-	cache-bypass cache-errors cache-wb-errors cache-wb-fail cache-wb-full cache-dead-backing
+	cache-bypass cache-errors cache-wb-errors cache-wb-fail cache-wb-full wb-sustained cache-dead-backing
 	mainline-compat mainline-takeover demo)
 
 step() {	# step NAME COMMAND...: one PASS/FAIL line from an exit code

@@ -93,26 +93,39 @@ static int build_pivots(struct bch_sset *s)
 	return 0;
 }
 
+int bch_keyset_merged(const struct bch_keyset *ks, struct bch_extents *out,
+		      struct bch_extents *tmp)
+{
+	const struct bch_extents *older = &ks->set[0].e;
+	struct bch_extents *to;
+	u32 i;
+
+	/* Oldest first, each newer set laid over what the older ones hold. */
+	for (i = 1; i < ks->nr_sets; i++) {
+		/* Alternating, so that the last overlay lands in @out. */
+		to = (ks->nr_sets - 1 - i) & 1 ? tmp : out;
+		to->nr = 0;
+		if (bch_extents_overlay(to, older, &ks->set[i].e))
+			return -ENOMEM;
+		older = to;
+	}
+	return 0;
+}
+
 int bch_keyset_compact(struct bch_keyset *ks)
 {
-	struct bch_extents all, next;
-	u32 i;
+	struct bch_extents all, tmp;
+	int r;
 
 	if (ks->nr_sets == 1)
 		return 0;
-	/* Oldest first, each newer set laid over what the older ones hold. */
-	all = ks->set[0].e;
-	for (i = 1; i < ks->nr_sets; i++) {
-		bch_extents_init(&next);
-		if (bch_extents_overlay(&next, &all, &ks->set[i].e)) {
-			bch_extents_free(&next);
-			if (i > 1)
-				bch_extents_free(&all);
-			return -ENOMEM;
-		}
-		if (i > 1)
-			bch_extents_free(&all);
-		all = next;
+	bch_extents_init(&all);
+	bch_extents_init(&tmp);
+	r = bch_keyset_merged(ks, &all, &tmp);
+	bch_extents_free(&tmp);
+	if (r) {
+		bch_extents_free(&all);
+		return r;
 	}
 	bch_keyset_free(ks);
 	ks->set[0].e = all;

@@ -53,6 +53,16 @@ int bch_keyset_seal(struct bch_keyset *ks);
 int bch_keyset_compact(struct bch_keyset *ks);
 
 /*
+ * What lookups in @ks (of at least two sets) see, as one sorted set, left
+ * in @out: the keys bch_keyset_compact() would keep, in one linear pass
+ * per set, @ks unchanged.  @out and @tmp are the caller's buffers, emptied
+ * here and grown as needed, so a caller that keeps them between calls
+ * seldom allocates.  0 or -ENOMEM (@out then holds nothing of use).
+ */
+int bch_keyset_merged(const struct bch_keyset *ks, struct bch_extents *out,
+		      struct bch_extents *tmp);
+
+/*
  * Merge all sets into one open set keeping only the keys @keep accepts
  * (gc dropping stale pointers and invalidations: once merged, nothing
  * older remains for them to mask).  Returns the number dropped, or

@@ -48,10 +48,14 @@ struct bch_set {
 	u64 prio_seq;
 	u64 replayed;			/* keys replayed at open */
 	u64 commits, refills, gcs;
+	u64 reclaimed;			/* buckets refills made ready, in all */
 	u64 uncommitted;		/* keys inserted since the last commit */
 	/* A gc pass in steps: the position after the last leaf visited. */
 	bool gc_running;
 	u64 gc_inode, gc_offset;
+	/* A leaf's merged view, for counting; kept through a pass. */
+	struct bch_extents view, view_tmp;
+	bool no_view;			/* tests: count by lookups instead */
 	/* See "Locking" above; NULL when the caller has no readers. */
 	void (*excl)(void *ctx, bool on);
 	void *excl_ctx;

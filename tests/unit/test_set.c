@@ -117,6 +117,9 @@ static void alloc_unlock_hook(void *ctx)
 }
 
 /* Open the set with the contract's hooks checking every call. */
+/* gc counts by a lookup per piece, as with no memory for a merged view. */
+static bool count_by_lookups;
+
 static int open_hooked(struct bch_set *s, const struct bch_meta_io *io,
 		       const struct bch_sb *sb)
 {
@@ -130,6 +133,7 @@ static int open_hooked(struct bch_set *s, const struct bch_meta_io *io,
 	s->a.lock = alloc_lock_hook;
 	s->a.unlock = alloc_unlock_hook;
 	s->a.lock_ctx = s;
+	s->no_view = count_by_lookups;
 	io_failed = false;
 	return 0;
 }
@@ -1006,6 +1010,14 @@ UNIT_TEST(set_model_dirty_random)
 UNIT_TEST(set_model_dirty_small_nodes)
 {
 	run(BCH_REPLACEMENT_LRU, 20000, 64, true);
+}
+
+/* The same, gc counting each leaf's dirty data by lookups. */
+UNIT_TEST(set_model_dirty_by_lookups)
+{
+	count_by_lookups = true;
+	run(BCH_REPLACEMENT_LRU, 15000, 0, true);
+	count_by_lookups = false;
 }
 
 /*
