@@ -14,6 +14,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 quick=${BENCH_QUICK:-0}
 bash "$top/scripts/deps.sh" >/dev/null
+# shellcheck source=tests/vm/vm.sh
+. "$top/tests/vm/vm.sh"
+# shellcheck source=tests/vm/kernel-bad.sh
+. "$top/tests/vm/kernel-bad.sh"
 # shellcheck disable=SC1091
 . <(sed 's/ := /=/' "$top/build/kernels.mk")
 kernels=("$@")
@@ -28,29 +32,23 @@ day=$(date +%Y-%m-%d)
 for kver in "${kernels[@]}"; do
 	work=$top/build/bench/$kver
 	rm -rf "$work" && mkdir -p "$work/res"
-	make -s -C "$top" module KVER="$kver"
-	make -s -C "$top" userspace
-	bash "$top/tests/vm/mkinitramfs.sh" "$kver" \
-		"$top/build/kmod/$kver/dm-bcache.ko" "$work/initrd.cpio"
+	vm_build "$kver" "$work/initrd.cpio" "$work/build.log" ||
+		{ cat "$work/build.log"; exit 1; }
 	# vda: the "HDD" (behind dm-delay in the guest); vdb: the results.
 	truncate -s 2G "$work/hdd.img"
 	truncate -s 256M "$work/out.img"
 	echo "bench: booting $kver (quick=$quick)"
 	start=$(date +%s)
-	timeout -s KILL 7200 qemu-system-x86_64 -accel tcg -cpu max \
-		-m 2G -smp 2 -kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.cpio" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=1 dmb.run=/bench/bench.sh dmb.quick=$quick" \
-		-display none -vga none -no-reboot -monitor none -serial stdio \
-		-drive file="$work/hdd.img",if=virtio,format=raw,cache=none,aio=threads \
-		-drive file="$work/out.img",if=virtio,format=raw,cache=none,aio=threads \
-		</dev/null >"$work/serial.log" 2>&1 || true
+	vm_boot "$kver" "$work/initrd.cpio" 7200 \
+		"dmb.run=/bench/bench.sh dmb.quick=$quick" "$work/serial.log" \
+		"$work/hdd.img" "$work/out.img" || true
 	echo "bench: $kver finished in $(($(date +%s) - start))s"
 	if ! grep -q '^bench: done' "$work/serial.log"; then
 		tail -n 60 "$work/serial.log"
 		echo "bench: the VM did not finish; see $work/serial.log" >&2
 		exit 1
 	fi
-	grep -aE 'WARNING:|BUG|Oops|Call Trace' "$work/serial.log" &&
+	grep -aE "$KERNEL_BAD" "$work/serial.log" &&
 		echo "bench: the kernel complained (the figures are kept)" >&2
 	tar -xf "$work/out.img" -C "$work/res"
 	python3 "$top/bench/report.py" "$work/res" "$top/bench/results/$day-$kver" "$kver"

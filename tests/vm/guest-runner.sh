@@ -25,7 +25,7 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
-KERNEL_BAD='WARNING:|BUG:|BUG [a-z]|Oops|general protection|Call Trace|hung_task|blocked for more than|UBSAN|KASAN|kernel BUG'
+. /tests/kernel-bad.sh
 
 dmesg_lines() { dmesg | wc -l; }
 

@@ -23,14 +23,13 @@ test_timeout=${TEST_TIMEOUT:-600}
 vm_timeout=${VM_TIMEOUT:-$((300 + 240 * ${#tests[@]}))}
 mkdir -p "$work" "$top/build/results"
 
-make -s -C "$top" module KVER="$kver" >"$work/build.log" 2>&1 &&
-	make -s -C "$top" userspace >>"$work/build.log" 2>&1 || {
+# shellcheck source=tests/vm/vm.sh
+. "$top/tests/vm/vm.sh"
+vm_build "$kver" "$work/initrd.cpio" "$work/build.log" || {
 	cat "$work/build.log"
 	for t in "${tests[@]}"; do echo "FAIL vm/$kver/$t build failed"; done >"$results"
 	exit 1
 }
-bash "$top/tests/vm/mkinitramfs.sh" "$kver" \
-	"$top/build/kmod/$kver/dm-bcache.ko" "$work/initrd.cpio" || exit 1
 
 # The disks every test may use: vda plays the SSD, vdb the origin, vdc
 # holds 64 MiB of random data made here (random numbers and hashing are
@@ -51,15 +50,10 @@ truncate -s 256M "$work/disk3.img"
 list=$(IFS=,; echo "${tests[*]}")
 echo "vm: booting $kver for suite $suite: ${tests[*]}"
 start=$(date +%s)
-timeout -s KILL "$vm_timeout" qemu-system-x86_64 -accel tcg -cpu max \
-	-m 2G -smp 2 -kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.cpio" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=1 ima_policy=critical_data dmb.tests=$list dmb.timeout=$test_timeout ${VM_APPEND:-}" \
-	-display none -vga none -no-reboot -monitor none -serial stdio \
-	-drive file="$work/disk0.img",if=virtio,format=raw,cache=none,aio=threads,discard=unmap \
-	-drive file="$work/disk1.img",if=virtio,format=raw,cache=none,aio=threads,discard=unmap \
-	-drive file="$work/disk2.img",if=virtio,format=raw,cache=none,aio=threads,readonly=on \
-	-drive file="$work/disk3.img",if=virtio,format=raw,cache=none,aio=threads \
-	</dev/null >"$log" 2>&1
+vm_boot "$kver" "$work/initrd.cpio" "$vm_timeout" \
+	"ima_policy=critical_data dmb.tests=$list dmb.timeout=$test_timeout ${VM_APPEND:-}" \
+	"$log" "$work/disk0.img,discard=unmap" "$work/disk1.img,discard=unmap" \
+	"$work/disk2.img,readonly=on" "$work/disk3.img"
 qrc=$?
 mv "$work/disk3.img" "$work/export-$suite.img"
 echo "vm: $kver finished in $(($(date +%s) - start))s (qemu exit $qrc)"
