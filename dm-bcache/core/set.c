@@ -62,9 +62,6 @@ static int replay_key(void *ctx, const struct bch_key *k)
  * lookup returns a pointer into the set holding the key, so identity
  * says whose a piece is.
  */
-typedef void (*count_fn)(struct bch_alloc *a, const struct bch_key *k,
-			 u32 sectors);
-
 static u32 visible_sectors(const struct bch_keyset *ks, u32 set,
 			   const struct bch_key *k)
 {
@@ -99,7 +96,8 @@ static void mark_node(struct bch_set *s, const struct bch_bnode *n)
 
 /* visible_dirty() by a lookup per piece: no memory needed. */
 static u32 visible_dirty_lookups(struct bch_set *s, const struct bch_keyset *ks,
-				 count_fn count)
+				 void (*count)(struct bch_alloc *,
+					       const struct bch_key *, u32))
 {
 	u32 i, j;
 
@@ -123,7 +121,8 @@ static u32 visible_dirty_lookups(struct bch_set *s, const struct bch_keyset *ks,
  * for the view (or a test asks, no_view).
  */
 static u32 visible_dirty(struct bch_set *s, const struct bch_keyset *ks,
-			 count_fn count)
+			 void (*count)(struct bch_alloc *,
+				       const struct bch_key *, u32))
 {
 	const struct bch_extents *v = &ks->set[0].e;
 	u32 j;
@@ -506,9 +505,9 @@ static int gc_leaf(struct bch_set *s, struct bch_bnode *n)
 /*
  * gc's count of the live data the keys of leaf @n point to: every key
  * for the clean count and oldest gens, only the visible part of a dirty
- * key for the dirty count.
+ * key for the dirty count; and, for coalescing at the end, the keys the
+ * leaf would hold merged, counted here with readers in.
  */
-/* A leaf's data into the pass's counts, and its size for merging. */
 static void count_leaf(struct bch_set *s, struct bch_bnode *n)
 {
 	u32 i, j;
@@ -516,7 +515,6 @@ static void count_leaf(struct bch_set *s, struct bch_bnode *n)
 	for (i = 0; i < n->ks.nr_sets; i++)
 		for (j = 0; j < n->ks.set[i].e.nr; j++)
 			bch_alloc_count_key(&s->a, &n->ks.set[i].e.k[j]);
-	/* For coalescing at the end, counted here with readers in. */
 	n->gc_count = visible_dirty(s, &n->ks, bch_alloc_count_dirty);
 	n->gc_counted = true;
 }
