@@ -93,15 +93,16 @@ static int build_pivots(struct bch_sset *s)
 	return 0;
 }
 
-int bch_keyset_merged(const struct bch_keyset *ks, struct bch_extents *out,
-		      struct bch_extents *tmp)
+/* What lookups see in sets @from.. of @ks, into @out (see bch_keyset_merged()). */
+static int merge_sets(const struct bch_keyset *ks, u32 from,
+		      struct bch_extents *out, struct bch_extents *tmp)
 {
-	const struct bch_extents *older = &ks->set[0].e;
+	const struct bch_extents *older = &ks->set[from].e;
 	struct bch_extents *to;
 	u32 i;
 
 	/* Oldest first, each newer set laid over what the older ones hold. */
-	for (i = 1; i < ks->nr_sets; i++) {
+	for (i = from + 1; i < ks->nr_sets; i++) {
 		/* Alternating, so that the last overlay lands in @out. */
 		to = (ks->nr_sets - 1 - i) & 1 ? tmp : out;
 		to->nr = 0;
@@ -112,24 +113,66 @@ int bch_keyset_merged(const struct bch_keyset *ks, struct bch_extents *out,
 	return 0;
 }
 
-int bch_keyset_compact(struct bch_keyset *ks)
+int bch_keyset_merged(const struct bch_keyset *ks, struct bch_extents *out,
+		      struct bch_extents *tmp)
+{
+	return merge_sets(ks, 0, out, tmp);
+}
+
+/*
+ * Sets @from.. (two or more) become one open set in their place, what
+ * lookups see unchanged: a newer set masks the older ones either way.
+ */
+static int merge_newest(struct bch_keyset *ks, u32 from)
 {
 	struct bch_extents all, tmp;
+	u32 i;
 	int r;
 
-	if (ks->nr_sets == 1)
-		return 0;
 	bch_extents_init(&all);
 	bch_extents_init(&tmp);
-	r = bch_keyset_merged(ks, &all, &tmp);
+	r = merge_sets(ks, from, &all, &tmp);
 	bch_extents_free(&tmp);
 	if (r) {
 		bch_extents_free(&all);
 		return r;
 	}
-	bch_keyset_free(ks);
-	ks->set[0].e = all;
+	for (i = from; i < ks->nr_sets; i++)
+		sset_free(&ks->set[i]);
+	ks->set[from].e = all;
+	ks->nr_sets = from + 1;
 	return 0;
+}
+
+int bch_keyset_compact(struct bch_keyset *ks)
+{
+	return ks->nr_sets == 1 ? 0 : merge_newest(ks, 0);
+}
+
+/*
+ * Where a full log merges from: back from the newest set to the first
+ * one at least BCH_KEYSET_MERGE_RATIO times the size of all newer ones
+ * together, which stays as it is (all of them when none is; two at
+ * least).  A seal then costs in proportion to what came since, not to
+ * the leaf, as bcache's lazy sort does.  Merging every full log whole,
+ * a 5,400-key leaf was copied every third commit for the few keys each
+ * commit brought it: inserts cost 77k instructions at 10^6 keys.  Three
+ * sealed sets span a leaf's sizes in steps of about the cube root of its
+ * keys, hence 16: the build of bench/core/btree.c ran 6.3x faster at
+ * 10^6 keys than with whole merges, and 6.6x faster at 10^7 than with a
+ * ratio of 4.
+ */
+static u32 merge_from(const struct bch_keyset *ks)
+{
+	u32 from = ks->nr_sets - 1;
+	u64 newer = ks->set[from].e.nr;
+
+	while (from > 0 &&
+	       ks->set[from - 1].e.nr < BCH_KEYSET_MERGE_RATIO * newer) {
+		from--;
+		newer += ks->set[from].e.nr;
+	}
+	return min(from, ks->nr_sets - 2);
 }
 
 int bch_keyset_seal(struct bch_keyset *ks)
@@ -139,7 +182,7 @@ int bch_keyset_seal(struct bch_keyset *ks)
 	if (!bch_keyset_open_keys(ks))
 		return 0;
 	if (ks->nr_sets == BCH_KEYSET_MAX_SETS) {
-		r = bch_keyset_compact(ks);
+		r = merge_newest(ks, merge_from(ks));
 		if (r)
 			return r;
 	}

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A btree leaf's keys in memory: a short log of sorted sets, oldest first,
- * mirroring the bsets of the node on disk.  Every set but the last is
- * sealed (written to disk, immutable) and has a pivot index for search;
- * the last takes inserts.  A newer set masks what it covers in older ones,
- * so a lookup asks the sets newest first.  When the log reaches
- * BCH_KEYSET_MAX_SETS the sets are merged into one (core/extents.c does
- * the merging, so the semantics are the checker's and the driver's).
+ * as the bsets of the node on disk are.  Every set but the last is sealed
+ * (written to disk, immutable) and has a pivot index for search; the last
+ * takes inserts.  A newer set masks what it covers in older ones, so a
+ * lookup asks the sets newest first.  When the log reaches
+ * BCH_KEYSET_MAX_SETS the newest sets are merged into one in memory (the
+ * node on disk keeps its bsets; core/extents.c does the merging, so the
+ * semantics are the checker's and the driver's).
  *
  * The pivot index of a sealed set holds the end position of every
  * BCH_KEYSET_PIVOT_EVERY'th key, packed into one u64 (inode above bit 44),
@@ -24,6 +25,7 @@
 
 #define BCH_KEYSET_MAX_SETS	4
 #define BCH_KEYSET_PIVOT_EVERY	4
+#define BCH_KEYSET_MERGE_RATIO	16	/* see merge_from() in keyset.c */
 
 struct bch_sset {
 	struct bch_extents e;
@@ -45,7 +47,8 @@ int bch_keyset_insert(struct bch_keyset *ks, const struct bch_key *k);
 
 /*
  * Seal the open set (its keys are now on disk) and open an empty one,
- * merging every set into one first when the log is full.
+ * merging the newest sets into one first when the log is full (only the
+ * small ones: see merge_from() in keyset.c).
  */
 int bch_keyset_seal(struct bch_keyset *ks);
 

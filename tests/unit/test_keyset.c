@@ -5,6 +5,7 @@
  * intervals (so lookups cross up to four sets and compactions happen),
  * a point lookup after each insert, and every 2048 inserts a walk of all
  * sectors by lookup and next-boundary, which must agree with the model.
+ * Full logs merge only their newest sets, or all of them: both happen.
  */
 #include <stdlib.h>
 
@@ -28,7 +29,7 @@ static const struct bch_key *lookup(const void *obj, u64 inode, u64 sector,
 UNIT_TEST(keyset_random_against_model)
 {
 	struct bch_keyset ks;
-	u32 op, bad = 0, seals = 0, until_seal = 100;
+	u32 op, bad = 0, seals = 0, until_seal = 100, partial = 0, whole = 0;
 
 	model_reset();
 	bch_keyset_init(&ks);
@@ -38,9 +39,16 @@ UNIT_TEST(keyset_random_against_model)
 			break;
 		}
 		if (!--until_seal) {
+			bool full = ks.nr_sets == BCH_KEYSET_MAX_SETS;
+
 			CHECK(!bch_keyset_seal(&ks));
+			partial += full && ks.nr_sets > 2;
+			whole += full && ks.nr_sets == 2;
 			seals++;
-			until_seal = 1 + model_random() % 400;
+			/* Mostly short sets, as commits leave, some long. */
+			until_seal = model_random() % 8 ?
+				     1 + model_random() % 16 :
+				     1 + model_random() % 400;
 		}
 		bad += model_probe_wrong(&ks, lookup, SPAN);
 		if (!(op & 2047) && !model_walk_agrees(&ks, lookup, SPAN)) {
@@ -50,6 +58,8 @@ UNIT_TEST(keyset_random_against_model)
 	}
 	CHECK(bad == 0);
 	CHECK(seals > 1000);
+	fprintf(stderr, "  %u seals: %u merged the newest sets, %u all\n", seals, partial, whole);
+	CHECK(partial > 100 && whole > 10);
 	CHECK(model_walk_agrees(&ks, lookup, SPAN));
 	CHECK(!bch_keyset_compact(&ks));
 	CHECK(ks.nr_sets == 1 && model_walk_agrees(&ks, lookup, SPAN));
