@@ -205,12 +205,16 @@ def main():
         mem = {}
         with open(fp) as f:
             for r in csv.DictReader(f):
-                kib = int(r["slab_kib"]) + int(r["vmalloc_kib"])
+                slab = int(r["slab_kib"]) + int(r["vmalloc_kib"])
+                # Results from before used_kib was measured: slab and
+                # vmalloc only (which miss page allocations).
+                kib = int(r["used_kib"]) if r.get("used_kib") else slab
                 mem[r["system"]] = kib / cache_gib
                 meta = int(r["cache_written"]) - int(r["user_written"])
-                lines.append("  %-10s kernel memory %8.0f KiB per GiB of cache, "
-                             "metadata %.4f bytes per user byte" % (
-                                 r["system"], kib / cache_gib,
+                lines.append("  %-10s kernel memory %8.0f KiB per GiB of cache "
+                             "(slab and vmalloc %.0f), metadata %.4f bytes "
+                             "per user byte" % (
+                                 r["system"], kib / cache_gib, slab / cache_gib,
                                  meta / int(r["user_written"])))
         if "dmb-wt" in mem and "bcache-wt" in mem:
             ratio("memory per GiB dmb / mainline", mem["dmb-wt"],

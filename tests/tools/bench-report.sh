@@ -48,7 +48,7 @@ for t in 1 2 3 4 5 6 7 8 9; do
 	echo "$t.0 $rh $rm - -"
 done >"$res/w2-dmb-wt-1.series"
 printf 'system,round,mib,seconds\nlinear-hdd,1,16,2.0\nlinear-hdd,2,16,4.0\ndmb-wb,1,16,2.3\ndmb-wb,2,16,3.3\n' >"$res/w8.csv"
-printf 'system,slab_kib,vmalloc_kib,cache_written,user_written\ndmb-wt,1000,200,101000000,100663296\nbcache-wt,1500,100,102000000,100663296\n' >"$res/footprint.csv"
+printf 'system,used_kib,slab_kib,vmalloc_kib,cache_written,user_written\ndmb-wt,1500,1000,200,101000000,100663296\nbcache-wt,3000,1500,100,102000000,100663296\n' >"$res/footprint.csv"
 echo "cache_mib=128 quick=1" >"$res/params.txt"
 
 python3 "$top/bench/report.py" "$res" "$dir/out/t" test-kernel >"$dir/summary.txt" 2>&1
@@ -64,8 +64,14 @@ check cpu-per-io awk -F, '$4 == "dmb-wt" && $10 + 0 > 0 { ok = 1 } END { exit !o
 check w8-ratio grep -Eq 'W8 drain dmb-wb / origin sequential write +0\.93 \[<= 1\.20: met\]' "$dir/summary.txt"
 check w1-peer grep -Eq 'W1 qd1 dmb-wt / bcache-wt +[0-9.]+ \[>= 1\.00: (met|NOT met)\]' "$dir/summary.txt"
 check w1-absent-peer grep -Eq 'W1 qd1 dmb-wt / dmcache-wt +n/a' "$dir/summary.txt"
-check footprint grep -Eq 'memory per GiB dmb / mainline +0\.75 \[<= 1\.00: met\]' "$dir/summary.txt"
+# All kernel memory counts (1500 against 3000), not slab and vmalloc (1200, 1600).
+check footprint grep -Eq 'memory per GiB dmb / mainline +0\.50 \[<= 1\.00: met\]' "$dir/summary.txt"
+check footprint-breakdown grep -q 'dmb-wt .* 12000 KiB per GiB of cache (slab and vmalloc 9600)' "$dir/summary.txt"
 check metadata grep -q 'dmb-wt .* metadata 0.0033 bytes per user byte' "$dir/summary.txt"
+# Results from before used_kib: slab and vmalloc (1200 against 1600).
+printf 'system,slab_kib,vmalloc_kib,cache_written,user_written\ndmb-wt,1000,200,101000000,100663296\nbcache-wt,1500,100,102000000,100663296\n' >"$res/footprint.csv"
+python3 "$top/bench/report.py" "$res" "$dir/out/old" test-kernel >"$dir/old.txt" 2>&1
+check footprint-old grep -Eq 'memory per GiB dmb / mainline +0\.75 \[<= 1\.00: met\]' "$dir/old.txt"
 if command -v gnuplot >/dev/null; then
 	check chart [ -s "$dir/out/t-W1.png" ]
 fi
