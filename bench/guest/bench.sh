@@ -197,8 +197,8 @@ round_robin W8 w8 linear-hdd $WB_CACHES
 }
 
 # Kernel memory in use, KiB: all but free memory and the page cache.
-# Slab and vmalloc alone miss page allocations (kmalloc over 8 KiB,
-# kvmalloc, bcache's btree node buffers), so both systems are measured
+# Slab and vmalloc alone miss memory taken straight from the page
+# allocator (bcache's btree node buffers), so both systems are measured
 # this way; the two are kept for the breakdown.
 used_kib() {
 	awk '/^(MemTotal|MemFree|Buffers|Cached):/ { v[$1] = $2 }
