@@ -437,10 +437,12 @@ static int write_prios(struct bch_set *s)
 
 int bch_set_refill(struct bch_set *s, u64 want)
 {
+	u64 got;
 	int r;
 
 	excl(s, true);
-	if (!bch_alloc_invalidate(&s->a, want) && !s->a.nr_pending) {
+	got = bch_alloc_invalidate(&s->a, want);
+	if (!got && !s->a.nr_pending) {
 		excl(s, false);
 		return -ENOSPC;
 	}
@@ -453,7 +455,8 @@ int bch_set_refill(struct bch_set *s, u64 want)
 	r = write_prios(s);
 	if (r)
 		return r;
-	s->reclaimed += s->a.nr_pending;
+	/* What reclaim found (the new chain may have taken some of it). */
+	s->reclaimed += got;
 	bch_alloc_commit(&s->a);
 	s->refills++;
 	return 0;

@@ -48,7 +48,7 @@ struct bch_set {
 	u64 prio_seq;
 	u64 replayed;			/* keys replayed at open */
 	u64 commits, refills, gcs;
-	u64 reclaimed;			/* buckets refills made ready, in all */
+	u64 reclaimed;			/* buckets refills reclaimed, in all */
 	u64 uncommitted;		/* keys inserted since the last commit */
 	/* A gc pass in steps: the position after the last leaf visited. */
 	bool gc_running;
