@@ -1098,6 +1098,64 @@ static u64 bucket_of(u64 sector)
 	return bch_ptr_offset(model[sector]) / BUCKET;
 }
 
+/*
+ * One refill with no bucket ready: the new prio chain takes its buckets
+ * from those reclaim just found, so fewer are left pending than were
+ * found.  Its yield (s->reclaimed, which the target's reclaim compares
+ * with the batch it asked for to decide that reclaim ran dry) must be
+ * what reclaim found: the buckets whose gens it raised.  Returns that.
+ */
+static u64 refill_none_ready(struct bch_set *s, u64 want)
+{
+	u8 gens[BUCKETS];
+	u64 before = s->reclaimed, found = 0, b;
+
+	CHECK(s->a.nr_ready == 0 && s->a.nr_pending == 0);
+	memcpy(gens, s->a.gens, sizeof(gens));
+	CHECK(!bch_set_refill(s, want));
+	for (b = 0; b < BUCKETS; b++)
+		found += s->a.gens[b] != gens[b];
+	CHECK(found > s->g.nr_prio_buckets);
+	CHECK(s->reclaimed - before == found);
+	/* The chain did take its buckets from them, or this shows nothing. */
+	CHECK(s->a.nr_ready == found - s->g.nr_prio_buckets);
+	return found;
+}
+
+/*
+ * A refill's yield is what reclaim found, also when none was ready
+ * before it: on a fresh set (nothing ever reclaimed), and on one whose
+ * ready list data and metadata used up.
+ */
+UNIT_TEST(set_refill_yield_none_ready)
+{
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	u64 batch, ptr, x, gen, meta = 0, b;
+
+	fresh(&s, &d, &sb, 0);
+	batch = bch_set_refill_batch(&s);
+	/* Plenty is free: a full batch, not one that looks short. */
+	CHECK(refill_none_ready(&s, batch) == batch);
+
+	/* Data takes all but the reserve, metadata the reserve. */
+	while (bch_alloc_data(&s.a, BUCKET, &ptr, false) > 0)
+		;
+	x = bch_ptr_bucket(&s.g, ptr);
+	CHECK(s.a.b[x].state == BCH_BUCKET_DATA);	/* closed, full */
+	gen = s.a.gens[x];
+	while (!bch_alloc_meta(&s.a, &b))
+		meta++;
+	CHECK(meta == s.a.reserve);
+
+	/* Everything reclaimable: the free buckets and the data ones. */
+	CHECK(refill_none_ready(&s, BUCKETS) > batch);
+	CHECK(s.a.gens[x] == (u8)(gen + 1));
+	bch_set_close(&s);
+	free(d.data);
+}
+
 /* Does a set of @n's keyset older than the newest hold a dirty key? */
 static bool masked_dirty_in(const struct bch_bnode *n)
 {
