@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# checkpatch and sparse over the kernel sources (dm-bcache/, core/ included).
+# checkpatch and sparse over the kernel sources (dm-bcache/, core/ included;
+# checkpatch also over the test-only target in tests/vm/testwarn).
 # Exits non-zero on any finding; prints what it found.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -7,7 +8,7 @@ kver=${1:?usage: lint.sh KVER}
 cd "$top"
 
 fail=0
-files=$(find dm-bcache -name '*.[ch]' | sort)
+files=$(find dm-bcache tests/vm/testwarn -name '*.[ch]' | sort)
 echo "lint: checkpatch on $(echo "$files" | wc -l) files"
 for f in $files; do
 	extra=

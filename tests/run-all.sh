@@ -7,10 +7,21 @@
 #   3. module build with W=1 -Werror, checkpatch and sparse, per kernel
 #   4. the VM suite on Debian's 6.1 and 6.12 kernels (one boot each), and
 #      a power cut (two boots on the same disks)
-#   5. the tool tests on the caches the mainline driver wrote in step 4
+#   5. mutation runs: bugs planted in scratch copies, each caught
+#   6. the tool tests on the caches the mainline driver wrote in step 4
 #
 # Each step writes "PASS|FAIL <name> [why]" lines to build/results/; the
 # tally at the end reads them all.  Exit status is non-zero on any failure.
+#
+# Every suite declares how many results it gives (the counts below, and
+# one per test for the VM suites): fewer or more, or a non-zero exit from
+# a suite's script, is a failure of its own, so a script that dies early
+# cannot lose its cases silently.
+#
+# The VM suites are judged by the guest runner's kernel-log check
+# (tests/vm/guest-runner.sh), and that check is itself checked here: a
+# boot per kernel plants a real kernel warning in the tests that read the
+# kernel log, and in tests that clear or flood it, and each must fail.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -29,7 +40,43 @@ VM_TESTS=(module create-status data-raw data-backing table messages
 	bad-tables reload-fio cache-format mainline-cross mainline-reads-ours
 	cache-wt cache-wb wb-fio cache-fio cache-stall
 	cache-bypass cache-errors cache-wb-errors cache-wb-fail cache-wb-full wb-sustained cache-dead-backing
-	mainline-compat mainline-takeover demo)
+	mainline-compat mainline-takeover demo
+	wb-bypass cache-races cache-policies cache-4k wb-backing
+	cache-data-errors cache-write-errors suspend-quiet)
+# The check of the kernel-log check: tests that read the kernel log get a
+# warning planted at their first klog_mark (dmb.plant=1); the klog-* tests
+# clear the log, flood it past its buffer, warn in the teardown.  All of
+# them must fail with "kernel warning", except klog-quiet, which must pass.
+KLOG_TESTS=(bad-tables cache-format data-backing mainline-cross
+	mainline-reads-ours mainline-compat mainline-takeover
+	klog-warn klog-clear klog-clear-first klog-flood klog-teardown klog-quiet)
+
+# How many results each suite that is not a list of VM tests gives.
+N_UNIT=70
+N_PROBE=11
+N_TOOLS=277
+N_BENCH_REPORT=15
+N_IMAGES=51	# check, dump, json, and 16 damage classes x 3, per image
+N_MUTATIONS=$(find tests/mutations -name '*.patch' | wc -l)
+
+# expect NAME COUNT FILE RC: add a FAIL line to FILE when the suite's
+# script exited with RC other than 0 or FILE holds other than COUNT results.
+expect() {
+	local name=$1 want=$2 file=$3 rc=$4 got
+	got=$(grep -cE '^(PASS|FAIL) ' "$file")
+	[ "$rc" = 0 ] || echo "FAIL $name exited with code $rc" >>"$file"
+	[ "$got" = "$want" ] || echo "FAIL $name gave $got results, $want declared" >>"$file"
+}
+
+# vm_suite KVER SUITE TEST...: one boot; one result per distinct test.
+vm_suite() {
+	local k=$1 suite=$2 want
+	shift 2
+	bash tests/vm/run.sh "$k" "$suite" "$@" | grep -E '^(vm:|FAIL)' || true
+	want=$(printf '%s\n' "$@" | sort -u | wc -l)
+	touch "$res/vm-$suite-$k.txt"
+	expect "vm/$k/$suite" "$want" "$res/vm-$suite-$k.txt" 0
+}
 
 step() {	# step NAME COMMAND...: one PASS/FAIL line from an exit code
 	local name=$1 log
@@ -49,14 +96,18 @@ make -s -C userspace unit 2>&1 | tee "$res/unit.log" | grep -E '^(FAIL|  )' || t
 grep -E '^(PASS|FAIL) ' "$res/unit.log" >"$res/unit.txt"
 grep -q '^[0-9]* passed, 0 failed$' "$res/unit.log" ||
 	echo "FAIL unit/runner did not finish cleanly" >>"$res/unit.txt"
+expect unit "$N_UNIT" "$res/unit.txt" 0
 
 step userspace/build make -s -C userspace
 step userspace/asan-tools make -s -C userspace asan-tools
 echo "== tool tests"
-bash tests/tools/probe.sh >"$res/tools.txt" 2>&1
-bash tests/tools/tools.sh >>"$res/tools.txt" 2>&1
-bash tests/tools/bench-report.sh >>"$res/tools.txt" 2>&1
-grep -E '^FAIL' "$res/tools.txt" || true
+bash tests/tools/probe.sh >"$res/probe.txt" 2>&1
+expect tools/probe "$N_PROBE" "$res/probe.txt" $?
+bash tests/tools/tools.sh >"$res/tools.txt" 2>&1
+expect tools/tools "$N_TOOLS" "$res/tools.txt" $?
+bash tests/tools/bench-report.sh >"$res/bench-report.txt" 2>&1
+expect tools/bench-report "$N_BENCH_REPORT" "$res/bench-report.txt" $?
+grep -h -E '^FAIL' "$res/probe.txt" "$res/tools.txt" "$res/bench-report.txt" || true
 step fuzz/check make -s -C userspace fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 
 for k in "${kernels[@]}"; do
@@ -64,30 +115,74 @@ for k in "${kernels[@]}"; do
 	step "lint/$k" bash scripts/lint.sh "$k"
 done
 
+# klog_verdicts KVER: the klog suite's results turned into whether each
+# planted warning was caught (a failure for exactly that reason) and the
+# quiet test passed.
+klog_verdicts() {
+	local k=$1 st name why t
+	while read -r st name why; do
+		t=${name##*/}
+		case "$t:$st:$why" in
+		klog-quiet:PASS:*) echo "PASS klog/$k/$t" ;;
+		klog-quiet:*) echo "FAIL klog/$k/$t the quiet test failed: $why" ;;
+		*:FAIL:"kernel warning:"*) echo "PASS klog/$k/$t planted warning caught" ;;
+		*) echo "FAIL klog/$k/$t planted warning not caught: $st $why" ;;
+		esac
+	done <"$res/vm-klog-$k.txt" >"$res/klog-$k.txt"
+	rm -f "$res/vm-klog-$k.txt"
+	expect "klog/$k" "${#KLOG_TESTS[@]}" "$res/klog-$k.txt" 0
+}
+
 for k in "${kernels[@]}"; do
 	echo "== VM suite on $k"
-	bash tests/vm/run.sh "$k" main "${VM_TESTS[@]}" | grep -E '^(vm:|FAIL)' || true
+	# In the listed order on 6.1 and reversed on 6.12: a test that leans
+	# on what another left behind fails on one of them.
+	order=("${VM_TESTS[@]}")
+	[ "$k" = "$KVER_61" ] || mapfile -t order < <(printf '%s\n' "${VM_TESTS[@]}" | tac)
+	# The main suite builds the module, tools and initramfs for $k; the
+	# other boots of this kernel reuse them.
+	rm -f "build/vm/$k/initrd.cpio"
+	vm_suite "$k" main "${order[@]}"
+	export VM_REUSE=1
+	echo "== kernel-log check, checked, on $k"
+	VM_APPEND=dmb.plant=1 bash tests/vm/run.sh "$k" klog "${KLOG_TESTS[@]}" >/dev/null
+	touch "$res/vm-klog-$k.txt"
+	klog_verdicts "$k"
+	grep '^FAIL' "$res/klog-$k.txt" || true
 	# A power cut: the first boot ends with the target loaded, the second
 	# boots the same disks.
 	echo "== power cut on $k"
-	bash tests/vm/run.sh "$k" cut1 persist-write | grep -E '^(vm:|FAIL)' || true
-	KEEP_DISKS=1 bash tests/vm/run.sh "$k" cut2 persist-read | grep -E '^(vm:|FAIL)' || true
+	vm_suite "$k" cut1 persist-write
+	KEEP_DISKS=1 vm_suite "$k" cut2 persist-read
 	# dm-log-writes replay: its own boot, since it uses the export disk
 	# (vdd) for the log, which the main suite leaves mainline-cross's
 	# image on for the host's tests below.
 	echo "== dm-log-writes replay on $k"
-	bash tests/vm/run.sh "$k" logw logwrites-replay | grep -E '^(vm:|FAIL)' || true
+	vm_suite "$k" logw logwrites-replay
 	# The same in write-back, cut under a writer that logs its flushes.
 	echo "== write-back power cut on $k"
-	bash tests/vm/run.sh "$k" wbcut1 persist-wb-write | grep -E '^(vm:|FAIL)' || true
-	KEEP_DISKS=1 bash tests/vm/run.sh "$k" wbcut2 persist-wb-read | grep -E '^(vm:|FAIL)' || true
+	vm_suite "$k" wbcut1 persist-wb-write
+	KEEP_DISKS=1 vm_suite "$k" wbcut2 persist-wb-read
+	# And on a make-bcache -B origin, whose superblock must say dirty.
+	echo "== write-back power cut, backing origin, on $k"
+	vm_suite "$k" wbbcut1 persist-wbb-write
+	KEEP_DISKS=1 vm_suite "$k" wbbcut2 persist-wbb-read
+	unset VM_REUSE
 done
+
+# Mutants: the read path, write-back, invalidation and the checker broken
+# on purpose in scratch copies; each must be caught by its guard test.
+echo "== mutation runs on $KVER_61"
+bash tests/mutations/run.sh "$KVER_61" >"$res/mutations.txt" 2>&1
+expect mutations "$N_MUTATIONS" "$res/mutations.txt" $?
+grep '^FAIL' "$res/mutations.txt" || true
 
 echo "== mainline-written caches (exported by mainline-cross)"
 for k in "${kernels[@]}"; do
 	img=build/vm/$k/export-main.img
 	if grep -q "^PASS vm/$k/mainline-cross" "$res/vm-main-$k.txt" 2>/dev/null; then
 		bash tests/tools/tools.sh --images "$img" >"$res/images-$k.txt" 2>&1
+		expect "images/$k" "$N_IMAGES" "$res/images-$k.txt" $?
 	else
 		echo "FAIL images/$k mainline-cross did not pass; no image to test" >"$res/images-$k.txt"
 	fi

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # bcache_probe on image files made by make-bcache: the same decisions as
 # the target (core/origin.h), the documented exit codes, and usage errors.
-# Prints "PASS|FAIL tools/probe/<case>" lines.
+# Under ASan/UBSan, like the other tool tests: a sanitizer report fails
+# the case.  Prints "PASS|FAIL tools/probe/<case>" lines.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-probe=$top/build/user/bcache_probe
+probe=$top/build/user-asan/bcache_probe
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -13,7 +15,9 @@ check() {	# check NAME WANT_RC WANT_REGEX ARGS...
 	shift 3
 	out=$("$probe" "$@" 2>&1)
 	rc=$?
-	if [ "$rc" = "$want_rc" ] && echo "$out" | grep -Eq "$want"; then
+	if echo "$out" | grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer'; then
+		echo "FAIL tools/probe/$name sanitizer: $(echo "$out" | grep -m1 'runtime error\|Sanitizer')"
+	elif [ "$rc" = "$want_rc" ] && echo "$out" | grep -Eq "$want"; then
 		echo "PASS tools/probe/$name"
 	else
 		echo "FAIL tools/probe/$name rc=$rc out=$(echo "$out" | tr '\n' ' ')"

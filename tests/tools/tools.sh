@@ -37,9 +37,15 @@ run() {
 # json_ok NAME IMG: --json output parses, names the superblock and, like
 # bcache_check, finds no damage.
 json_ok() {
-	local name=$1 img=$2
-	if "$bin/bcache_dump" --json "$img" 2>/dev/null |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); assert "superblock" in d and d["damage"] == 0' 2>/dev/null; then
+	local name=$1 img=$2 rc
+	"$bin/bcache_dump" --json "$img" >"$tmp/json.out" 2>"$tmp/json.err"
+	rc=$?
+	if grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer' "$tmp/json.err"; then
+		failc "$name" "sanitizer: $(grep -m1 'runtime error\|Sanitizer' "$tmp/json.err")"
+	elif [ "$rc" != 0 ]; then
+		failc "$name" "bcache_dump --json exit $rc: $(head -n 2 "$tmp/json.err" | tr '\n' ' ')"
+	elif python3 -c 'import json,sys; d=json.load(sys.stdin); assert "superblock" in d and d["damage"] == 0' \
+		<"$tmp/json.out" 2>/dev/null; then
 		pass "$name"
 	else
 		failc "$name" "invalid JSON from bcache_dump --json"

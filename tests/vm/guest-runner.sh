@@ -5,55 +5,177 @@
 #
 #   @@RESULT <name> PASS|FAIL [reason]
 #
-# A test fails if its script exits non-zero, runs out of time, or if the
-# kernel logged a WARN, BUG, oops, hung task or similar while it ran.
+# A test fails if its script exits non-zero, runs out of time, leaves a dm
+# device behind, or if the kernel logged a WARN, BUG, oops, hung task or
+# similar (tests/vm/kernel-bad.sh) from the moment it began until the next
+# test begins: its own run, the teardown after it, and anything logged
+# between two tests.
+#
+# The kernel log is read from /dev/kmsg by a reader started at boot, never
+# by counting lines of dmesg: clearing the log (dmesg -c) or filling the
+# ring buffer cannot hide a line from it.  Each test is bracketed by
+# marker records the runner writes to /dev/kmsg, and the records between
+# them must carry consecutive sequence numbers, so a reader that fell
+# behind and lost records fails the test instead of passing it blind.
+#
+# Before each test the first MiB of the cache and the origin disks is
+# zeroed, so no test can lean on what an earlier one left there (unless
+# dmb.keepdisks=1: the second boot of a power cut reads the first's).
 #
 # A test that creates /tmp/dmb-crash ends the boot right after its result,
 # the way a power cut would: no device is removed, nothing is synced, and
 # the VM stops at once (sysrq b).  The host can boot the same disks again
 # (KEEP_DISKS=1 tests/vm/run.sh ...) to see what survived.
+#
+# dmb.plant=1 (tests/run-all.sh's check of this checker) makes the first
+# klog_mark of each test (tests/vm/lib.sh) log a real kernel warning and
+# end the test as a pass: the runner must still fail it.
 export PATH=/usr/local/bin:/usr/sbin:/usr/bin
 export DM_DISABLE_UDEV=1
 export LVM_SYSTEM_DIR=/etc/lvm
 mkdir -p /etc/lvm && cp /etc/lvm-test.conf /etc/lvm/lvm.conf
 
-tests= timeout=600
+tests= timeout=600 keepdisks=0 plant=0
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	dmb.tests=*) tests=${arg#dmb.tests=} ;;
 	dmb.timeout=*) timeout=${arg#dmb.timeout=} ;;
+	dmb.keepdisks=1) keepdisks=1 ;;
+	dmb.plant=1) plant=1 ;;
 	esac
 done
 
 . /tests/kernel-bad.sh
 
-dmesg_lines() { dmesg | wc -l; }
+# The reader: every record from the oldest still in the buffer on, one per
+# line ("prio,seq,usec,flags;text", continuation lines indented).  dd
+# writes each record as it is read and, with noerror, reads on past an
+# overrun (EPIPE), which the sequence check below then reports.
+KMSG=/tmp/kmsg.log
+dd if=/dev/kmsg of=$KMSG bs=64k conv=noerror status=none 2>/tmp/kmsg.err &
+kmsg_pid=$!
+
+# kmsg_marker TEXT: log TEXT and wait until the reader has it (10 s).
+kmsg_marker() {
+	local i
+	echo "$1" >/dev/kmsg
+	for i in $(seq 100); do
+		grep -q -F -e ";$1" $KMSG && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# kmsg_between FROM TO: the records from marker FROM to marker TO,
+# both included, as the reader wrote them.
+kmsg_between() {
+	awk -v a="$1" -v b="$2" '
+		{ t = $0; sub(/^[^;]*;/, "", t) }
+		t == a { f = 1 }
+		f { print }
+		f && t == b { exit }' $KMSG
+}
+
+# kmsg_gaps RECORDS: "lost N records" if the sequence numbers skip.
+kmsg_gaps() {
+	awk -F'[,;]' '
+		/^ / { next }
+		prev != "" && $2 != prev + 1 { lost += $2 - prev - 1 }
+		{ prev = $2 }
+		END { if (lost) print "lost " lost " kernel log records" }' <<<"$1"
+}
+
+# kmsg_text RECORDS: the records' text alone.
+kmsg_text() { sed 's/^[^;]*;//' <<<"$1"; }
+
+# show_bad TEXT: the lines around the first complaint, for the log.
+show_bad() {
+	grep -E -B 5 -A 40 -m 1 "$KERNEL_BAD" <<<"$1" | head -n 80 | sed 's/^/  dmesg: /'
+}
+
+# judge N NAME FROM TO RC: the result line for test NAME (the N-th run)
+# from its exit code and the log between the markers.
+judge() {
+	local name=$1 from=$2 to=$3 rc=$4 records text bad gaps
+	records=$(kmsg_between "$from" "$to")
+	text=$(kmsg_text "$records")
+	gaps=$(kmsg_gaps "$records")
+	if ! grep -q -F -x -e "$to" <<<"$text"; then
+		echo "@@RESULT $name FAIL kernel log reader lost the marker '$to'"
+	elif [ -n "$gaps" ]; then
+		echo "@@RESULT $name FAIL kernel log reader $gaps"
+	elif bad=$(grep -E "$KERNEL_BAD" <<<"$text"); then
+		show_bad "$text"
+		[ "$rc" = 0 ] || rc=" (and exit code $rc)"
+		echo "@@RESULT $name FAIL kernel warning${rc#0}: $(head -n 1 <<<"$bad")"
+	elif [ "$rc" = 137 ]; then
+		echo "@@RESULT $name FAIL timed out after ${timeout}s"
+	elif [ "$rc" != 0 ]; then
+		tail -n 20 <<<"$text" | sed 's/^/  dmesg: /'
+		echo "@@RESULT $name FAIL exit code $rc"
+	elif [ -n "$leftover" ]; then
+		echo "@@RESULT $name FAIL left dm devices behind: $leftover"
+	else
+		echo "@@RESULT $name PASS"
+	fi
+}
 
 echo "@@KERNEL $(uname -r)"
+kmsg_marker "dmb-runner: boot" || echo "@@WARNING the kernel log reader does not work"
+n=0 prev= prev_end=
 for t in ${tests//,/ }; do
-	echo "@@BEGIN $t"
-	before=$(dmesg_lines)
-	t0=$(date +%s)
-	timeout -s KILL "$timeout" bash /tests/tests/"$t".sh </dev/null 2>&1
-	rc=$?
-	new=$(dmesg | tail -n +"$((before + 1))")
-	echo "@@TIME $t $(($(date +%s) - t0))s"
-	if bad=$(echo "$new" | grep -E "$KERNEL_BAD"); then
-		echo "$new" | sed 's/^/  dmesg: /'
-		echo "@@RESULT $t FAIL kernel warning: $(echo "$bad" | head -n 1)"
-	elif [ "$rc" = 137 ]; then
-		echo "@@RESULT $t FAIL timed out after ${timeout}s"
-	elif [ "$rc" != 0 ]; then
-		echo "$new" | tail -n 20 | sed 's/^/  dmesg: /'
-		echo "@@RESULT $t FAIL exit code $rc"
-	else
-		echo "@@RESULT $t PASS"
+	n=$((n + 1))
+	begin="dmb-runner: begin $n $t"
+	kmsg_marker "$begin"
+	# What was logged after the previous test was judged is charged to it.
+	if [ -n "$prev" ]; then
+		late=$(kmsg_text "$(kmsg_between "$prev_end" "$begin")")
+		if bad=$(grep -E "$KERNEL_BAD" <<<"$late"); then
+			show_bad "$late"
+			echo "@@RESULT $prev FAIL kernel warning after it ended: $(head -n 1 <<<"$bad")"
+		fi
 	fi
+	echo "@@BEGIN $t"
+	if [ "$keepdisks" = 0 ]; then
+		dd if=/dev/zero of=/dev/vda bs=1M count=1 oflag=direct status=none
+		dd if=/dev/zero of=/dev/vdb bs=1M count=1 oflag=direct status=none
+	fi
+	rm -f /tmp/dmb-plant
+	[ "$plant" = 0 ] || : >/tmp/dmb-plant
+	t0=$(date +%s)
+	# timeout leads its own process group: what the test left running
+	# in the background is killed with it.
+	timeout -s KILL "$timeout" bash /tests/tests/"$t".sh </dev/null 2>&1 &
+	tpid=$!
+	wait $tpid
+	rc=$?
+	kill -KILL -- -$tpid 2>/dev/null
+	echo "@@TIME $t $(($(date +%s) - t0))s"
+	leftover=
+	if [ ! -e /tmp/dmb-crash ]; then
+		leftover=$(dmsetup ls 2>/dev/null | awk '$1 != "No" { printf "%s ", $1 }')
+		# Leave no device behind for the next test; the teardown
+		# is still this test's.
+		dmsetup remove_all >/dev/null 2>&1
+	fi
+	end="dmb-runner: end $n $t"
+	kmsg_marker "$end"
+	judge "$t" "$begin" "$end" "$rc"
+	prev=$t prev_end=$end
 	if [ -e /tmp/dmb-crash ]; then
 		echo "@@DONE"
 		echo 1 >/proc/sys/kernel/sysrq
 		echo b >/proc/sysrq-trigger
 	fi
-	# Leave no device behind for the next test.
-	dmsetup remove_all >/dev/null 2>&1
 done
+# The last test's late lines: a second for work it queued to finish.
+if [ -n "$prev" ]; then
+	sleep 1
+	kmsg_marker "dmb-runner: finished"
+	late=$(kmsg_text "$(kmsg_between "$prev_end" "dmb-runner: finished")")
+	if bad=$(grep -E "$KERNEL_BAD" <<<"$late"); then
+		show_bad "$late"
+		echo "@@RESULT $prev FAIL kernel warning after it ended: $(head -n 1 <<<"$bad")"
+	fi
+fi
+kill $kmsg_pid 2>/dev/null

@@ -4,10 +4,13 @@
 # the kernel modules they load, dm-bcache.ko, our userspace tools, and the
 # test scripts.  Output: an uncompressed cpio (the kernel takes it as is).
 #
-#   mkinitramfs.sh KVER MODULE.ko OUT.cpio
+#   mkinitramfs.sh KVER MODULE.ko OUT.cpio [TESTWARN.ko]
+#
+# TESTWARN.ko is the test-only warning target (tests/vm/testwarn), which
+# the kernel-log checks of the suite load.
 set -euo pipefail
 
-kver=$1 module=$2 out=$3
+kver=$1 module=$2 out=$3 testwarn=${4:-}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$(mktemp -d "${TMPDIR:-/tmp}/dmb-initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
@@ -69,6 +72,7 @@ for m in "${mods[@]}"; do
 done
 cp "$mdir"/modules.order "$mdir"/modules.builtin* "$stage$mdir/"
 cp "$module" "$stage$mdir/extra/dm-bcache.ko"
+[ -z "$testwarn" ] || cp "$testwarn" "$stage$mdir/extra/dmb-testwarn.ko"
 depmod -b "$stage" "$kver"
 
 # Our tools and the tests.

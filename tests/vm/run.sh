@@ -10,6 +10,8 @@
 # killed after VM_TIMEOUT seconds (default: 300 + 240 per test) and every
 # test without a result fails with "guest killed".  VM_APPEND adds kernel
 # parameters, e.g. VM_APPEND="slub_debug=FZPU" to catch slab corruption.
+# VM_REUSE=1 boots the initramfs the last run for KVER built, if there is
+# one (tests/run-all.sh: one build per kernel for all its boots).
 set -uo pipefail
 
 kver=$1 suite=$2
@@ -25,11 +27,13 @@ mkdir -p "$work" "$top/build/results"
 
 # shellcheck source=tests/vm/vm.sh
 . "$top/tests/vm/vm.sh"
-vm_build "$kver" "$work/initrd.cpio" "$work/build.log" || {
+if [ "${VM_REUSE:-0}" = 1 ] && [ -e "$work/initrd.cpio" ]; then
+	echo "vm: reusing $work/initrd.cpio"
+elif ! vm_build "$kver" "$work/initrd.cpio" "$work/build.log"; then
 	cat "$work/build.log"
 	for t in "${tests[@]}"; do echo "FAIL vm/$kver/$t build failed"; done >"$results"
 	exit 1
-}
+fi
 
 # The disks every test may use: vda plays the SSD, vdb the origin, vdc
 # holds 64 MiB of random data made here (random numbers and hashing are
@@ -51,7 +55,7 @@ list=$(IFS=,; echo "${tests[*]}")
 echo "vm: booting $kver for suite $suite: ${tests[*]}"
 start=$(date +%s)
 vm_boot "$kver" "$work/initrd.cpio" "$vm_timeout" \
-	"ima_policy=critical_data dmb.tests=$list dmb.timeout=$test_timeout ${VM_APPEND:-}" \
+	"ima_policy=critical_data dmb.tests=$list dmb.timeout=$test_timeout dmb.keepdisks=${KEEP_DISKS:-0} ${VM_APPEND:-}" \
 	"$log" "$work/disk0.img,discard=unmap" "$work/disk1.img,discard=unmap" \
 	"$work/disk2.img,readonly=on" "$work/disk3.img"
 qrc=$?

@@ -6,17 +6,27 @@
 
 VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-# vm_build KVER OUT.cpio LOG: the module and the userspace tools for KVER,
-# then the initramfs holding them, the tests and the benchmark's guest
-# side.  Output goes to LOG; non-zero if any step fails.
+# vm_build KVER OUT.cpio LOG: the module, the test-only warning target
+# (tests/vm/testwarn) and the userspace tools for KVER, then the initramfs
+# holding them, the tests and the benchmark's guest side.  Output goes to
+# LOG; non-zero if any step fails.
 vm_build() {
 	local kver=$1 out=$2 log=$3
+	local tw=$VM_TOP/build/kmod/$kver-testwarn
 
-	make -s -C "$VM_TOP" module KVER="$kver" >"$log" 2>&1 &&
+	rm -rf "$tw" && mkdir -p "$tw" && cp "$VM_TOP"/tests/vm/testwarn/* "$tw"/ &&
+		make -s -C "$VM_TOP" module KVER="$kver" >"$log" 2>&1 &&
+		make -s -C "/lib/modules/$kver/build" M="$tw" W=1 modules >>"$log" 2>&1 &&
 		make -s -C "$VM_TOP" userspace >>"$log" 2>&1 &&
 		bash "$VM_TOP/tests/vm/mkinitramfs.sh" "$kver" \
-			"$VM_TOP/build/kmod/$kver/dm-bcache.ko" "$out" >>"$log" 2>&1
+			"$VM_TOP/build/kmod/$kver/dm-bcache.ko" "$out" \
+			"$tw/dmb-testwarn.ko" >>"$log" 2>&1
 }
+
+# The kernel log the guest runner reads must hold a whole test's lines
+# (log_buf_len), and the runner and the tests write their markers to
+# /dev/kmsg, which is rate-limited unless printk.devkmsg=on.
+KLOG_APPEND="log_buf_len=4M printk.devkmsg=on"
 
 # vm_boot KVER INITRD SECONDS APPEND LOG DISK...: boot KVER, killed after
 # SECONDS, with APPEND added to the kernel command line and the serial
@@ -33,7 +43,7 @@ vm_boot() {
 	done
 	timeout -s KILL "$limit" qemu-system-x86_64 -accel tcg -cpu max \
 		-m 2G -smp 2 -kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=1 $append" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=1 $KLOG_APPEND $append" \
 		-display none -vga none -no-reboot -monitor none -serial stdio \
 		"${drives[@]}" </dev/null >"$log" 2>&1
 }

@@ -30,8 +30,14 @@ switches=0
 modes=(writearound passthrough writethrough)
 while kill -0 $fio_pid 2>/dev/null; do
 	sleep 2
-	dmsetup message dmb 0 cache_mode "${modes[$((switches % 3))]}" || true
-	[ $((switches % 4)) = 1 ] && { dmsetup message dmb 0 gc || fail "gc message failed"; }
+	# A refused switch fails the test: these three modes are always
+	# allowed (nothing is dirty), and the status must show the new one.
+	mode=${modes[$((switches % 3))]}
+	dmsetup message dmb 0 cache_mode "$mode" || fail "switch to $mode refused"
+	expect_eq "mode after the switch" "$(status_field dmb 12)" "$mode"
+	if [ $((switches % 4)) = 1 ]; then
+		dmsetup message dmb 0 gc || fail "gc message failed"
+	fi
 	switches=$((switches + 1))
 done
 wait $fio_pid || { cat /tmp/fio.out; fail "fio write+verify failed"; }

@@ -45,6 +45,7 @@ bcache_format --wipe-bcache -b 64k -C $CACHE_DEV >/dev/null
 dmsetup create dmb --table "$table 2 bucket_size 128"
 expect_eq "bcache_format bucket size" "$(status_field dmb 2)" 128
 dmsetup remove dmb
+klog_mark
 if dmsetup create dmb --table "$table 2 bucket_size 256" 2>/dev/null; then
 	fail "bucket_size mismatch accepted"
 fi

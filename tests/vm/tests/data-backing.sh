@@ -21,6 +21,7 @@ for off in 16 2048; do
 	usable=$(($(sectors $ORIGIN_DEV) - off))
 
 	# Too long by one sector: refused, since data starts at the offset.
+	klog_mark
 	if dmsetup create dmb --table "0 $((usable + 1)) bcache $CACHE_DEV $ORIGIN_DEV 0" 2>/dev/null; then
 		fail "target longer than the data area was accepted"
 	fi

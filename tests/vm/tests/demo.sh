@@ -7,6 +7,15 @@
 . /tests/lib.sh
 say() { printf '\n### %s\n' "$*"; }
 counter_of() { dmsetup status "$1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1; }
+# hits_only MIB: the MiB just read came from the cache, every request of
+# it (same_direct reads 1 MiB requests).
+hits_only() {
+	local hits misses
+	hits=$(status_field demo 5) misses=$(status_field demo 6)
+	echo "read hits: $hits, read misses: $misses"
+	[ "$hits" -ge "$1" ] || fail "$hits read hits, want at least $1"
+	expect_eq "read misses" "$misses" 0
+}
 load_module
 wipe_head $ORIGIN_DEV
 wipe_head $CACHE_DEV
@@ -23,18 +32,19 @@ echo "# dmsetup status demo"; dmsetup status demo
 say "write 64 MiB of random data through /dev/mapper/demo at 1 MiB"
 write_data /dev/mapper/demo 1 64
 dmsetup message demo 0 clear_stats
-same_direct /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) && echo "read back: identical"
-same_data $ORIGIN_DEV 2048 $DATA_DEV 0 $((64 * 2048)) && echo "origin at the same offset: identical"
+same_direct /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) || fail "read back differs"
+echo "read back: identical"
+same_data $ORIGIN_DEV 2048 $DATA_DEV 0 $((64 * 2048)) || fail "the origin differs"
+echo "origin at the same offset: identical"
 echo "# dmsetup status demo"; dmsetup status demo
-echo "read hits: $(status_field demo 5), read misses: $(status_field demo 6)"
-[ "$(status_field demo 5)" -gt 0 ] && [ "$(status_field demo 6)" = 0 ]
+hits_only 64
 dmsetup remove demo
 
 say "removed and created again: the index is read back from the cache"
 dmsetup create demo --table "$table"
-same_direct /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) && echo "read back: identical"
-echo "read hits: $(status_field demo 5), read misses: $(status_field demo 6)"
-[ "$(status_field demo 5)" -gt 0 ] && [ "$(status_field demo 6)" = 0 ]
+same_direct /dev/mapper/demo 2048 $DATA_DEV 0 $((64 * 2048)) || fail "read back differs"
+echo "read back: identical"
+hits_only 64
 dmsetup remove demo
 
 say "write-back: writes stay in the cache (dirty) until written back"
@@ -43,15 +53,20 @@ echo "# dmsetup create demo --table \"$wb\""
 dmsetup create demo --table "$wb"
 dd if=/dev/zero of=$ORIGIN_DEV bs=1M seek=100 count=16 oflag=direct status=none
 write_data /dev/mapper/demo 100 16
-echo "dirty sectors: $(status_field demo 4)"
-same_direct /dev/mapper/demo $((100 * 2048)) $DATA_DEV 0 $((16 * 2048)) && echo "read back: identical"
-same_data $ORIGIN_DEV $((100 * 2048)) $DATA_DEV 0 $((16 * 2048)) >/dev/null 2>&1 &&
-	{ echo "the origin has it already"; false; }
+dirty=$(status_field demo 4)
+echo "dirty sectors: $dirty"
+expect_eq "dirty sectors" "$dirty" $((16 * 2048))
+same_direct /dev/mapper/demo $((100 * 2048)) $DATA_DEV 0 $((16 * 2048)) || fail "read back differs"
+echo "read back: identical"
+if same_data $ORIGIN_DEV $((100 * 2048)) $DATA_DEV 0 $((16 * 2048)) >/dev/null 2>&1; then
+	fail "the origin has the data already"
+fi
 echo "the origin does not have it yet"
 echo "# dmsetup message demo 0 flush"; dmsetup message demo 0 flush
 echo "dirty sectors: $(status_field demo 4), written back: $(counter_of demo written_back)"
-same_data $ORIGIN_DEV $((100 * 2048)) $DATA_DEV 0 $((16 * 2048)) && echo "origin after the flush: identical"
-[ "$(status_field demo 4)" = 0 ]
+same_data $ORIGIN_DEV $((100 * 2048)) $DATA_DEV 0 $((16 * 2048)) || fail "the origin differs after the flush"
+echo "origin after the flush: identical"
+expect_eq "dirty sectors after the flush" "$(status_field demo 4)" 0
 dmsetup remove demo
 
 say "the cache the target formatted, checked offline"
@@ -64,8 +79,8 @@ usable=$(($(blockdev --getsz $ORIGIN_DEV) - 16))
 dmsetup create demo --table "0 $usable bcache $CACHE_DEV $ORIGIN_DEV 0"
 echo "# dmsetup status demo"; dmsetup status demo
 write_data /dev/mapper/demo 0 16
-same_data $ORIGIN_DEV 16 $DATA_DEV 0 $((16 * 2048)) &&
-	echo "origin at sector 16 holds the data: identical"
+same_data $ORIGIN_DEV 16 $DATA_DEV 0 $((16 * 2048)) || fail "the origin at sector 16 differs"
+echo "origin at sector 16 holds the data: identical"
 dmsetup remove demo
 wipe_head $ORIGIN_DEV
 say "demo finished"

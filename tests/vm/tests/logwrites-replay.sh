@@ -90,6 +90,7 @@ check_point() {
 		echo "$out"
 		fail "flush point $f ($pos): bcache_check exit $r"
 	fi
+	klog_mark
 	dmsetup create rdmb --table "0 $OSEC bcache /dev/mapper/rc /dev/mapper/ro 9 writeback $NOBYPASS writeback_delay 3600" ||
 		fail "flush point $f ($pos): the target refused the cache: $(last_dm_error)"
 	out=$(bcache_crashwriter verify /dev/mapper/rdmb /dev/mapper/rl $BLOCKS 2>&1) && r=0 || r=$?

@@ -27,7 +27,7 @@ expect_eq "one set uuid for the pair" "$bdev_cset" "$cset"
 
 log "register the pair bcache_format made"
 mainline_register
-dmesg | grep -q 'invalidating existing data' && fail "our set was not recognised as existing"
+klog_since | grep -q 'invalidating existing data' && fail "our set was not recognised as existing"
 expect_eq "cache mode" "$(cat /sys/block/bcache0/bcache/cache_mode)" \
 	"[writethrough] writeback writearound none"
 usable=$(sectors /dev/bcache0)
@@ -71,8 +71,14 @@ echo 0 >/sys/block/bcache0/bcache/writeback_running
 fio --name=split --filename=/dev/bcache0 --rw=randwrite --bs=4k \
 	--size=160M --io_size=96M --direct=1 --ioengine=psync \
 	--randrepeat=1 --eta=never --output=/tmp/fio.out || { cat /tmp/fio.out; fail "fio"; }
-echo 1 >/sys/fs/bcache/$cset/internal/trigger_gc
+# The pass asked for must run: the driver's "seconds since the last gc"
+# drops to 0 or 1 (the writes took longer, and 2 s pass first).
+gc_last=/sys/fs/bcache/$cset/internal/btree_gc_last_sec
 sleep 2
+log "last gc before the trigger: $(cat $gc_last) s ago"
+echo 1 >/sys/fs/bcache/$cset/internal/trigger_gc
+gc_recent() { [ "$(cat $gc_last)" -le 1 ]; }
+wait_for "the driver's gc pass" gc_recent
 log "tree depth $(cat /sys/fs/bcache/$cset/tree_depth), dirty $(cat /sys/block/bcache0/bcache/dirty_data)"
 # What the driver serves, dirty data included, for bcache_export below.
 sync

@@ -39,17 +39,30 @@ dmsetup remove dmb
 # The other cache: a slice at the origin's end that no test data reaches
 # (the export disk holds mainline-cross's image for the host's tests).
 dmsetup create other --table "0 $((32 * 2048)) linear $ORIGIN_DEV $((448 * 2048))"
+# Refused whether the other cache is blank (the target would format it)
+# or a make-bcache cache without a set (the target would create one), and
+# the refused table writes nothing to it.
+refused_other() {	# refused_other WHAT
+	dd if=/dev/mapper/other of=/tmp/other-before bs=1M iflag=direct status=none
+	klog_mark
+	dmsetup create dmb --table "0 $usable bcache /dev/mapper/other $ORIGIN_DEV 0" 2>/dev/null &&
+		fail "a dirty origin was accepted with $1"
+	klog_since | grep -q "Origin bcache superblock is dirty for another cache set" ||
+		fail "no precise error for a dirty origin with $1: $(klog_since)"
+	dd if=/dev/mapper/other bs=1M iflag=direct status=none | cmp -s - /tmp/other-before ||
+		fail "the refused table wrote to $1"
+	rm -f /tmp/other-before
+}
 wipe_head /dev/mapper/other
-dmsetup create dmb --table "0 $usable bcache /dev/mapper/other $ORIGIN_DEV 0" 2>/dev/null &&
-	fail "a dirty origin was accepted with another cache"
+refused_other "a blank cache"
+make-bcache -C -b 16k /dev/mapper/other >/dev/null
+refused_other "a make-bcache cache"
 dmsetup remove other
-dmesg | tail -n 5 | grep -q "Origin bcache superblock is dirty for another cache set" ||
-	fail "no precise error for a dirty origin with another cache"
 bcache-super-show $ORIGIN_DEV | grep -Eq '^dev.data.cache_state[[:space:]]+2 \[dirty\]' ||
 	fail "the refused table changed the origin's state"
 
 mainline_register
-dmesg | grep -q 'invalidating existing data' && fail "the driver did not recognise our set"
+klog_since | grep -q 'invalidating existing data' && fail "the driver did not recognise our set"
 same_direct /dev/bcache0 $((8 * 2048)) $DATA_DEV 0 $((mib * 2048)) ||
 	fail "the mainline driver serves other bytes than dm-bcache left dirty"
 state=$(cat /sys/block/bcache0/bcache/state)

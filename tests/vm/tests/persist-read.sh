@@ -6,8 +6,9 @@
 load_module
 len=$((448 * 2048))
 bcache_check -q $CACHE_DEV || fail "the cache does not check clean after the cut"
+klog_mark
 dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 7 writethrough $NOBYPASS"
-replayed=$(dmesg | sed -n 's/.*journal replay done, \([0-9]*\) keys.*/\1/p' | tail -n 1)
+replayed=$(klog_since | sed -n 's/.*journal replay done, \([0-9]*\) keys.*/\1/p' | tail -n 1)
 log "journal replay: ${replayed:-no} keys"
 [ "${replayed:-0}" -gt 0 ] || fail "no journal replay at construction"
 same_direct /dev/mapper/dmb $((16 * 2048)) $DATA_DEV 0 $((32 * 2048)) ||
