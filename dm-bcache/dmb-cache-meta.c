@@ -188,6 +188,25 @@ static int check_cache(struct dmb_cache *dc)
 	return r;
 }
 
+/*
+ * Before a set is made on the cache (formatting it, or creating the set
+ * a make-bcache superblock lacks): a new set holds no dirty data, so an
+ * origin whose backing superblock says dirty has its newest data in some
+ * other set.  Refused here, before anything is written to the cache.
+ */
+static int refuse_dirty_origin(struct dmb_cache *dc, const u8 *set_uuid)
+{
+	const struct bch_sb *osb = &dc->origin_info.sb;
+
+	if (dc->layout != BCH_LAYOUT_BACKING ||
+	    bch_sb_bdev_state(osb) != BCH_BDEV_STATE_DIRTY)
+		return 0;
+	dc->ti->error = set_uuid && !memcmp(osb->set_uuid, set_uuid, 16) ?
+		"Origin bcache superblock is dirty but its cache holds no index" :
+		"Origin bcache superblock is dirty for another cache set";
+	return -EINVAL;
+}
+
 int dmb_cache_meta_open(struct dmb_cache *dc)
 {
 	struct dm_target *ti = dc->ti;
@@ -212,7 +231,9 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 		goto out;
 	}
 	if (all_zero(area, DMB_SB_AREA_BYTES)) {
-		r = format_cache(dc, area);
+		r = refuse_dirty_origin(dc, NULL);
+		if (!r)
+			r = format_cache(dc, area);
 		if (!r)
 			r = check_cache(dc);
 		goto out;
@@ -241,6 +262,9 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 			r = -EINVAL;
 			goto out;
 		}
+		r = refuse_dirty_origin(dc, dc->cache_sb.set_uuid);
+		if (r)
+			goto out;
 		r = bch_format_cache_set(io, &dc->cache_sb);
 		if (r) {
 			ti->error = "Error creating the cache set";

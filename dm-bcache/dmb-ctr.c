@@ -299,13 +299,6 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = dmb_index_get(dc);
 	if (r)
 		goto bad;
-	/* passthrough reads the origin only, which lacks the dirty data. */
-	if (dc->mode == DMB_MODE_PASSTHROUGH &&
-	    bch_set_dirty_sectors(&dc->ix->set)) {
-		ti->error = "Cache holds dirty data: passthrough refused";
-		r = -EBUSY;
-		goto bad;
-	}
 
 	r = dmb_stats_init(&dc->stats);
 	if (r) {

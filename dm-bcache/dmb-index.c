@@ -1000,6 +1000,18 @@ static void index_free(struct dmb_index *ix)
 }
 
 /*
+ * A passthrough table reads the origin only, which lacks the dirty data:
+ * refused on an index holding any, before anything is written for it.
+ */
+static int refuse_passthrough(struct dmb_cache *dc, struct dmb_index *ix)
+{
+	if (dc->mode != DMB_MODE_PASSTHROUGH || !bch_set_dirty_sectors(&ix->set))
+		return 0;
+	dc->ti->error = "Cache holds dirty data: passthrough refused";
+	return -EBUSY;
+}
+
+/*
  * A newly opened index: the origin's UUID slot, its backing superblock's
  * attachment, and buckets to write to.  index_lock held shared.
  */
@@ -1011,6 +1023,10 @@ static int index_start(struct dmb_cache *dc, struct dmb_index *ix)
 	u8 uuid[16];
 	int r;
 
+	r = refuse_passthrough(dc, ix);
+	if (r)
+		return r;
+
 	origin_uuid(dc, uuid, label);
 	attached = origin_attached(dc);
 	/* Dirty for another cache: only that cache has its newest data. */
@@ -1018,8 +1034,8 @@ static int index_start(struct dmb_cache *dc, struct dmb_index *ix)
 		ti->error = "Origin bcache superblock is dirty for another cache set";
 		return -EINVAL;
 	}
-	/* Dirty, but the set was just made anew: the dirty data is gone. */
-	if (ix->origin_dirty && dc->formatted) {
+	/* A set made by this ctr never meets a dirty origin (refused before). */
+	if (WARN_ON_ONCE(ix->origin_dirty && dc->formatted)) {
 		ti->error = "Origin bcache superblock is dirty but its cache holds no index";
 		return -EINVAL;
 	}
@@ -1148,10 +1164,12 @@ int dmb_index_get(struct dmb_cache *dc)
 			dc->ti->error = "Cache device in use with another origin";
 			r = -EBUSY;
 		} else {
-			ix->users++;
-			dc->ix = ix;
-			dc->cache_sb = ix->set.sb;
-			r = 0;
+			r = refuse_passthrough(dc, ix);
+			if (!r) {
+				ix->users++;
+				dc->ix = ix;
+				dc->cache_sb = ix->set.sb;
+			}
 		}
 		mutex_unlock(&indexes_lock);
 		return r;
