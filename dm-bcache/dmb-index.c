@@ -62,10 +62,12 @@ struct dmb_fill {
 
 static struct kmem_cache *fill_cache;
 
+/* The end of every fill, indexed or dropped. */
 static void fill_free(struct dmb_fill *f)
 {
 	u32 i;
 
+	atomic_dec(&f->ix->fills_pending);
 	for (i = 0; i < f->nr_pages; i++)
 		__free_page(f->pl[i].page);
 	kfree(f->pl);
@@ -296,6 +298,7 @@ void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io)
 	f->pl = NULL;
 	f->origin = io->dc->origin_dev->bdev;
 	f->ix = ix;
+	atomic_inc(&ix->fills_pending);
 	dmb_span_move(ix, &io->span, &f->span);
 	INIT_WORK(&f->work, fill_write);
 	queue_work(ix->fill_wq, &f->work);

@@ -225,6 +225,7 @@ struct dmb_index {
 	atomic_t latency_us[2];		/* cache reads, writes: moving average */
 	atomic64_t cache_errors;	/* data I/O to the cache that failed */
 	atomic64_t nr_deferred;		/* bios map could not lock the index for */
+	atomic_t fills_pending;		/* fills queued, not yet indexed or dropped */
 	struct bio_list retries;	/* failed hits, to read from the origin */
 	wait_queue_head_t span_wait;	/* a write-back span ended */
 	u64 dirty_seq;			/* dirty keys inserted (work_mutex) */

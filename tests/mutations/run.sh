@@ -8,7 +8,8 @@
 #   run.sh KVER
 #
 # Guards: "vm TEST" (the module built from the copy, one VM boot of TEST
-# on KVER) or "tools REGEX" (the ASan tools built from the copy, the tool
+# on KVER; only TEST failing its own checks, "exit code", counts as caught:
+# a crashed or killed guest, a timeout or a kernel warning does not) or "tools REGEX" (the ASan tools built from the copy, the tool
 # tests; a FAIL line matching tools/REGEX must appear).  Prints one
 # "PASS|FAIL mutation/<name> ..." line a patch.
 set -uo pipefail
@@ -38,7 +39,9 @@ for p in "$top"/tests/mutations/*.patch; do
 		line=$(grep "^[A-Z]* vm/$kver/$t " "$copy/build/results/vm-mutant-$kver.txt" 2>/dev/null)
 		case "$line" in
 		"FAIL "*"build failed"*) echo "FAIL mutation/$name the mutant did not build (see $copy/run.log)" ;;
-		"FAIL "*) echo "PASS mutation/$name caught by $t: ${line#FAIL vm/$kver/$t }" ;;
+		# Caught means the test's own checks failed, not the boot.
+		"FAIL vm/$kver/$t exit code"*) echo "PASS mutation/$name caught by $t: ${line#FAIL vm/$kver/$t }" ;;
+		"FAIL "*) echo "FAIL mutation/$name not caught by a check of $t: ${line#FAIL vm/$kver/$t }" ;;
 		"PASS "*) echo "FAIL mutation/$name survived $t" ;;
 		*) echo "FAIL mutation/$name no result from $t (see $copy/run.log)" ;;
 		esac

@@ -93,6 +93,21 @@ show_bad() {
 	grep -E -B 5 -A 40 -m 1 "$KERNEL_BAD" <<<"$1" | head -n 80 | sed 's/^/  dmesg: /'
 }
 
+# judge_late NAME FROM TO: what was logged between the end of test NAME
+# and marker TO is charged to it (a FAIL line only if something is wrong).
+judge_late() {
+	local records late bad gaps
+	records=$(kmsg_between "$2" "$3")
+	late=$(kmsg_text "$records")
+	gaps=$(kmsg_gaps "$records")
+	if [ -n "$gaps" ]; then
+		echo "@@RESULT $1 FAIL kernel log reader $gaps after it ended"
+	elif bad=$(grep -E "$KERNEL_BAD" <<<"$late"); then
+		show_bad "$late"
+		echo "@@RESULT $1 FAIL kernel warning after it ended: $(head -n 1 <<<"$bad")"
+	fi
+}
+
 # judge N NAME FROM TO RC: the result line for test NAME (the N-th run)
 # from its exit code and the log between the markers.
 judge() {
@@ -128,13 +143,7 @@ for t in ${tests//,/ }; do
 	begin="dmb-runner: begin $n $t"
 	kmsg_marker "$begin"
 	# What was logged after the previous test was judged is charged to it.
-	if [ -n "$prev" ]; then
-		late=$(kmsg_text "$(kmsg_between "$prev_end" "$begin")")
-		if bad=$(grep -E "$KERNEL_BAD" <<<"$late"); then
-			show_bad "$late"
-			echo "@@RESULT $prev FAIL kernel warning after it ended: $(head -n 1 <<<"$bad")"
-		fi
-	fi
+	[ -z "$prev" ] || judge_late "$prev" "$prev_end" "$begin"
 	echo "@@BEGIN $t"
 	if [ "$keepdisks" = 0 ]; then
 		dd if=/dev/zero of=/dev/vda bs=1M count=1 oflag=direct status=none
@@ -149,7 +158,10 @@ for t in ${tests//,/ }; do
 	tpid=$!
 	wait $tpid
 	rc=$?
+	# Gone for good before the teardown: a killed writer may still hold
+	# a device open.
 	kill -KILL -- -$tpid 2>/dev/null
+	for _ in $(seq 100); do kill -0 -- -$tpid 2>/dev/null || break; sleep 0.1; done
 	echo "@@TIME $t $(($(date +%s) - t0))s"
 	leftover=
 	if [ ! -e /tmp/dmb-crash ]; then
@@ -157,6 +169,8 @@ for t in ${tests//,/ }; do
 		# Leave no device behind for the next test; the teardown
 		# is still this test's.
 		dmsetup remove_all >/dev/null 2>&1
+		survivors=$(dmsetup ls 2>/dev/null | awk '$1 != "No" { printf "%s ", $1 }')
+		[ -z "$survivors" ] || leftover="$leftover(and could not remove: $survivors)"
 	fi
 	end="dmb-runner: end $n $t"
 	kmsg_marker "$end"
@@ -172,10 +186,6 @@ done
 if [ -n "$prev" ]; then
 	sleep 1
 	kmsg_marker "dmb-runner: finished"
-	late=$(kmsg_text "$(kmsg_between "$prev_end" "dmb-runner: finished")")
-	if bad=$(grep -E "$KERNEL_BAD" <<<"$late"); then
-		show_bad "$late"
-		echo "@@RESULT $prev FAIL kernel warning after it ended: $(head -n 1 <<<"$bad")"
-	fi
+	judge_late "$prev" "$prev_end" "dmb-runner: finished"
 fi
 kill $kmsg_pid 2>/dev/null

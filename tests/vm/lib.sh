@@ -72,6 +72,11 @@ status_field() {
 # "<#> name value ..." group.
 counter() { dmsetup status dmb | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
 
+# Every fill dmb queued so far is indexed or dropped (a read miss queues
+# its fill before it completes): wait for that, not for a time.
+fills_done() { [ "$(counter fills_pending)" = 0 ]; }
+wait_fills() { wait_for "dmb's fills to be indexed" fills_done; }
+
 # Make dm device @name (@sectors long) fail every I/O from now on.
 fail_device() {
 	dmsetup suspend "$1"
@@ -89,9 +94,10 @@ expect_eq() {	# expect_eq WHAT GOT WANT
 # is never cleared: the guest runner judges every test by all of it.
 # (Call klog_mark directly, not in a subshell: it sets KLOG_MARK.)
 KLOG_MARK= KLOG_N=0
+KLOG_ID=$(cat /proc/sys/kernel/random/uuid)	# unique in the boot, unlike a pid
 klog_mark() {
 	KLOG_N=$((KLOG_N + 1))
-	KLOG_MARK="dmb-test: mark $$.$KLOG_N"
+	KLOG_MARK="dmb-test: mark $KLOG_ID.$KLOG_N"
 	echo "$KLOG_MARK" >/dev/kmsg
 	plant_warning
 }
@@ -120,6 +126,11 @@ klog_warn_now() {
 	dmsetup create dmb-planted --table "0 8 dmb_testwarn ctr"
 	dmsetup remove dmb-planted
 }
+
+# klog_has REGEX: the kernel logged a line matching REGEX since the last
+# mark.  grep reads all of it (no -q): under pipefail an early exit would
+# kill klog_since with SIGPIPE and turn a match into a failure.
+klog_has() { klog_since | grep -E -- "$1" >/dev/null; }
 
 # klog_flood MIB: log MIB MiB of harmless lines (/dev/kmsg takes at most
 # 992 bytes a record).
@@ -186,7 +197,7 @@ damage_all() {	# damage_all RESTORE
 			dmsetup create dmbdmg --table "0 $((64 * 2048)) bcache $CACHE_DEV $ORIGIN_DEV 2 origin_layout raw" ||
 				fail "$cls: a torn journal tail was refused: $(last_dm_error)"
 			dmsetup remove dmbdmg
-			klog_since | grep -q 'journal-tail: .*ignored' || fail "$cls: no warning logged"
+			klog_has 'journal-tail: .*ignored' || fail "$cls: no warning logged"
 		else
 			refused_cache $CACHE_DEV "$err"
 		fi

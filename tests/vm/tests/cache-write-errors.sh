@@ -50,6 +50,10 @@ same_direct /dev/mapper/dmb 0 $DATA_DEV 0 32 || fail "blocks 0-3 read back diffe
 met=$((errors - errors0 > 3 ? 3 : errors - errors0))
 same_data $ORIGIN_DEV 8 $DATA_DEV 8 $((met * 8)) ||
 	fail "a write that met the hole is not on the origin"
+# ... and not dirty: only the writes the cache took add dirty sectors.
+grew=$(($(status_field dmb 4) - dirty0))
+[ "$grew" -le $(((3 - met) * 8)) ] ||
+	fail "dirty grew by $grew sectors; $met of 3 writes went to the origin"
 dmsetup message dmb 0 flush
 dmsetup remove dmb
 same_data $ORIGIN_DEV 0 $DATA_DEV 0 32 || fail "the origin lacks blocks 0-3 after the flush"

@@ -53,7 +53,7 @@ same_direct /dev/mapper/dmb $((200 * 2048)) $DATA_DEV $((32 * 2048)) $((16 * 204
 	fail "origin data read through the target differs"
 m1=$(misses)
 [ "$m1" -gt 0 ] || fail "no misses reading uncached data"
-sleep 1
+wait_fills
 dmsetup message dmb 0 clear_stats
 same_direct /dev/mapper/dmb $((200 * 2048)) $DATA_DEV $((32 * 2048)) $((16 * 2048)) ||
 	fail "filled data read through the target differs"
@@ -66,7 +66,7 @@ dd if=$DATA_DEV of=$ORIGIN_DEV bs=1M skip=48 seek=220 count=2 oflag=direct statu
 read_4k() { dd if=/dev/mapper/dmb of=/dev/null bs=4k skip="$1" count="$2" iflag=direct status=none; }
 ra_misses() {	# ra_misses 4K-BLOCK: misses reading the 124 KiB after it
 	read_4k "$1" 1
-	sleep 1
+	wait_fills
 	dmsetup message dmb 0 clear_stats
 	read_4k $(($1 + 1)) 31
 	misses

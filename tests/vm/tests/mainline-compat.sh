@@ -37,7 +37,7 @@ grep -Eq '^dev.data.cache_state[[:space:]]+1 \[clean\]' /tmp/bsb.out || { cat /t
 dd if=/dev/zero of=$ORIGIN_DEV bs=1M count=$mib oflag=seek_bytes,direct \
 	seek=$((16 * 512 + 8 * 1048576)) status=none
 mainline_register
-klog_since | grep -q 'invalidating existing data' && fail "the driver did not recognise our set"
+klog_has 'invalidating existing data' && fail "the driver did not recognise our set"
 echo 0 >/sys/block/bcache0/bcache/sequential_cutoff
 echo 0 >/sys/fs/bcache/$cset/congested_read_threshold_us
 echo 0 >/sys/fs/bcache/$cset/congested_write_threshold_us

@@ -27,7 +27,7 @@ expect_eq "one set uuid for the pair" "$bdev_cset" "$cset"
 
 log "register the pair bcache_format made"
 mainline_register
-klog_since | grep -q 'invalidating existing data' && fail "our set was not recognised as existing"
+klog_has 'invalidating existing data' && fail "our set was not recognised as existing"
 expect_eq "cache mode" "$(cat /sys/block/bcache0/bcache/cache_mode)" \
 	"[writethrough] writeback writearound none"
 usable=$(sectors /dev/bcache0)

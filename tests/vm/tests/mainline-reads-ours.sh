@@ -59,7 +59,7 @@ log "$out"
 bcache_check -q $CACHE_DEV || fail "bcache_check on the journal-seeded cache"
 cset=$(bcache-super-show $CACHE_DEV | awk '/^cset.uuid/ { print $2 }')
 mainline_register
-klog_since | grep -q 'journal replay done, 12288 keys' ||
+klog_has 'journal replay done, 12288 keys' ||
 	fail "the driver did not replay our entries: $(klog_since | grep -i 'journal replay')"
 same_data /dev/bcache0 0 $DATA_DEV 0 $((48 * 2048)) ||
 	fail "bcache0 does not return the data our journal entries index"

@@ -47,7 +47,7 @@ refused_other() {	# refused_other WHAT
 	klog_mark
 	dmsetup create dmb --table "0 $usable bcache /dev/mapper/other $ORIGIN_DEV 0" 2>/dev/null &&
 		fail "a dirty origin was accepted with $1"
-	klog_since | grep -q "Origin bcache superblock is dirty for another cache set" ||
+	klog_has "Origin bcache superblock is dirty for another cache set" ||
 		fail "no precise error for a dirty origin with $1: $(klog_since)"
 	dd if=/dev/mapper/other bs=1M iflag=direct status=none | cmp -s - /tmp/other-before ||
 		fail "the refused table wrote to $1"
@@ -62,7 +62,7 @@ bcache-super-show $ORIGIN_DEV | grep -Eq '^dev.data.cache_state[[:space:]]+2 \[d
 	fail "the refused table changed the origin's state"
 
 mainline_register
-klog_since | grep -q 'invalidating existing data' && fail "the driver did not recognise our set"
+klog_has 'invalidating existing data' && fail "the driver did not recognise our set"
 same_direct /dev/bcache0 $((8 * 2048)) $DATA_DEV 0 $((mib * 2048)) ||
 	fail "the mainline driver serves other bytes than dm-bcache left dirty"
 state=$(cat /sys/block/bcache0/bcache/state)

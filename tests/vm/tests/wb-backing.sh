@@ -32,7 +32,7 @@ dd if=$ORIGIN_DEV of=/tmp/origin-head bs=1M count=32 iflag=direct status=none
 klog_mark
 dmsetup create dmb --table "0 $usable bcache $CACHE_DEV $ORIGIN_DEV 1 passthrough" 2>/dev/null &&
 	fail "passthrough accepted on a dirty cache"
-klog_since | grep -q 'Cache holds dirty data: passthrough refused' ||
+klog_has 'Cache holds dirty data: passthrough refused' ||
 	fail "wrong error: $(last_dm_error)"
 dd if=$CACHE_DEV bs=1M count=4 iflag=direct status=none | cmp -s - /tmp/cache-head ||
 	fail "the refused table wrote to the cache"
@@ -69,7 +69,7 @@ dmsetup remove dmb
 wipe_head $CACHE_DEV
 klog_mark
 dmsetup create dmb --table "$wb" 2>/dev/null && fail "a dirty origin was accepted with a wiped cache"
-klog_since | grep -q 'Origin bcache superblock is dirty for another cache set' ||
+klog_has 'Origin bcache superblock is dirty for another cache set' ||
 	fail "wrong error: $(last_dm_error)"
 cmp -n $((1 << 20)) $CACHE_DEV /dev/zero >/dev/null || fail "the refused table wrote to the wiped cache"
 expect_eq "state after the refusal" "$(state)" "[dirty]"
