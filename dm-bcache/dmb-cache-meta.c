@@ -14,15 +14,18 @@
 #include "dmb-target.h"
 #include "core/format.h"
 
-/* Sectors 0-15: the unused head and the superblock. */
-#define DMB_SB_AREA_BYTES	(2 * BCH_SB_BYTES)
+/*
+ * The bucket size chosen for a blank cache aims at this many buckets; the
+ * minimum any cache may have is bch_set_nbuckets_err()'s.
+ */
+#define DMB_FORMAT_AIM_NBUCKETS	1024
 #define DMB_MAX_LOGGED		8
 
 static const char *const damage_errors[BCH_NR_DAMAGE] = {
 	[BCH_DMG_SUPERBLOCK] = "Cache superblock invalid",
 	[BCH_DMG_JOURNAL_EMPTY] = "Cache journal has no valid entry",
 	[BCH_DMG_JOURNAL_ENTRY] = "Cache journal entry damaged",
-	[BCH_DMG_JOURNAL_TAIL] = NULL,	/* a torn write: tolerated */
+	[BCH_DMG_JOURNAL_TAIL] = "Cache journal tail torn",	/* tolerated */
 	[BCH_DMG_JOURNAL_SEQ] = "Cache journal sequence broken",
 	[BCH_DMG_JOURNAL_KEY] = "Cache journal holds an invalid key",
 	[BCH_DMG_PRIO] = "Cache prio buckets damaged",
@@ -43,16 +46,12 @@ struct findings {
 	int first;			/* class of the first finding, or -1 */
 };
 
-/*
- * Every finding refuses the cache except a damaged newest journal entry:
- * after a crash that is a torn write, which recovery ignores, as the
- * mainline driver does.
- */
+/* Every finding refuses the cache except those the core tolerates. */
 static void on_finding(void *ctx, enum bch_damage cls, const char *msg)
 {
 	struct findings *f = ctx;
 
-	if (!damage_errors[cls]) {
+	if (bch_damage_tolerated(cls)) {
 		DMWARN("cache %s: %s: %s; ignored", f->dc->cache_dev->name,
 		       bch_damage_names[cls], msg);
 		return;
@@ -64,15 +63,9 @@ static void on_finding(void *ctx, enum bch_damage cls, const char *msg)
 		      bch_damage_names[cls], msg);
 }
 
-static bool all_zero(const u8 *p, size_t len)
-{
-	return !memchr_inv(p, 0, len);
-}
-
 /*
  * The bucket size to format with: the table's, or 512 KiB (make-bcache's
- * default) halved until the device holds the 1024 buckets the mainline
- * driver needs.
+ * default) halved until the device holds DMB_FORMAT_AIM_NBUCKETS.
  */
 static u32 choose_bucket_size(struct dmb_cache *dc, u64 sectors)
 {
@@ -81,7 +74,7 @@ static u32 choose_bucket_size(struct dmb_cache *dc, u64 sectors)
 	if (dmb_opt_given(dc, DMB_OPT_BUCKET_SIZE))
 		return bucket;
 	while (bucket > BCH_PAGE_SECTORS &&
-	       sectors / bucket < BCH_FORMAT_MIN_NBUCKETS)
+	       sectors / bucket < DMB_FORMAT_AIM_NBUCKETS)
 		bucket >>= 1;
 	return max_t(u32, bucket, dc->block_size);
 }
@@ -104,7 +97,7 @@ static int format_cache(struct dmb_cache *dc, void *area)
 	if (err) {
 		DMERR("cache %s: cannot format with %u-sector buckets: %s",
 		      dc->cache_dev->name, p.bucket_size, err);
-		ti->error = "Cache device too small for 1024 buckets of bucket_size";
+		ti->error = "Cache device too small for 513 buckets of bucket_size";
 		return -EINVAL;
 	}
 	/* Zero the head as make-bcache does, then the set, superblock last. */
@@ -220,17 +213,17 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 		ti->error = "Cannot create dm-io client";
 		return r;
 	}
-	area = kzalloc(DMB_SB_AREA_BYTES, GFP_KERNEL);
+	area = kzalloc(BCH_SB_AREA_BYTES, GFP_KERNEL);
 	if (!area) {
 		ti->error = "Cannot allocate superblock buffer";
 		return -ENOMEM;
 	}
-	r = io->read(io->ctx, 0, area, DMB_SB_AREA_BYTES);
+	r = io->read(io->ctx, 0, area, BCH_SB_AREA_BYTES);
 	if (r) {
 		ti->error = "Error reading cache superblock";
 		goto out;
 	}
-	if (all_zero(area, DMB_SB_AREA_BYTES)) {
+	if (bch_sb_area_blank(area)) {
 		r = refuse_dirty_origin(dc, NULL);
 		if (!r)
 			r = format_cache(dc, area);
@@ -257,8 +250,8 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 		goto out;
 	if (!(dc->cache_sb.flags & BCH_CACHE_SYNC)) {
 		/* make-bcache output: create the set, as registration does. */
-		if (dc->cache_sb.nbuckets < BCH_FORMAT_MIN_NBUCKETS) {
-			ti->error = "Cache superblock has fewer than 1024 buckets";
+		if (bch_set_nbuckets_err(dc->cache_sb.nbuckets)) {
+			ti->error = "Cache superblock has fewer than 513 buckets";
 			r = -EINVAL;
 			goto out;
 		}

@@ -21,8 +21,8 @@
 #include "dmb-target.h"
 #include "core/format.h"
 
-/* Smallest cache: 1024 buckets of the smallest (page-sized) bucket. */
-#define DMB_MIN_CACHE_SECTORS (1024 * BCH_PAGE_SECTORS)
+/* Smallest cache: the fewest buckets a set may have, of a page each. */
+#define DMB_MIN_CACHE_SECTORS (BCH_SET_MIN_NBUCKETS * BCH_PAGE_SECTORS)
 
 bool dmb_opt_given(struct dmb_cache *dc, enum dmb_opt opt)
 {
@@ -152,7 +152,7 @@ static int parse_cache_dev(struct dmb_cache *dc, const char *path)
 	if (r)
 		return r;
 	if (bdev_nr_sectors(dc->cache_dev->bdev) < DMB_MIN_CACHE_SECTORS) {
-		ti->error = "Cache device too small (minimum 4 MiB)";
+		ti->error = "Cache device too small (minimum 2052 KiB)";
 		return -EINVAL;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include "dmb-target.h"
 #include "compat.h"
 #include "core/crc64.h"
+#include "core/version.h"
 
 static int dmb_iterate_devices(struct dm_target *ti,
 			       iterate_devices_callout_fn fn, void *data)
@@ -96,7 +97,7 @@ static void dmb_resume(struct dm_target *ti)
 
 static struct target_type dmb_target = {
 	.name = "bcache",
-	.version = { 1, 4, 0 },
+	.version = { DMB_VERSION_MAJOR, DMB_VERSION_MINOR, DMB_VERSION_PATCH },
 	.module = THIS_MODULE,
 	.ctr = dmb_ctr,
 	.dtr = dmb_dtr,
@@ -138,3 +139,4 @@ module_exit(dmb_exit);
 MODULE_DESCRIPTION(DM_NAME " bcache SSD cache target");
 MODULE_AUTHOR("The dm-bcache developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(DMB_VERSION_STRING);

@@ -54,7 +54,7 @@ KLOG_TESTS=(bad-tables cache-format data-backing mainline-cross
 # How many results each suite that is not a list of VM tests gives.
 N_UNIT=70
 N_PROBE=11
-N_TOOLS=277
+N_TOOLS=278
 N_BENCH_REPORT=15
 N_IMAGES=51	# check, dump, json, and 16 damage classes x 3, per image
 N_MUTATIONS=$(find tests/mutations -name '*.patch' | wc -l)

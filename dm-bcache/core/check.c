@@ -27,6 +27,11 @@ const char * const bch_damage_names[BCH_NR_DAMAGE] = {
 	[BCH_DMG_BUCKET_CONFLICT]	= "bucket-conflict",
 };
 
+bool bch_damage_tolerated(enum bch_damage cls)
+{
+	return cls == BCH_DMG_JOURNAL_TAIL;
+}
+
 void bch_chk_damage(struct bch_chk *c, enum bch_damage cls,
 		    const char *fmt, ...)
 {
@@ -36,7 +41,10 @@ void bch_chk_damage(struct bch_chk *c, enum bch_damage cls,
 	vsnprintf(c->msg, sizeof(c->msg), fmt, args);
 	va_end(args);
 	c->res->damage[cls]++;
-	c->res->nr_damage++;
+	if (bch_damage_tolerated(cls))
+		c->res->nr_tolerated++;
+	else
+		c->res->nr_damage++;
 	if (c->ops && c->ops->finding)
 		c->ops->finding(c->ops->ctx, cls, c->msg);
 }
@@ -114,19 +122,40 @@ static bool claim_meta(struct bch_chk *c, u64 bucket, enum bch_owner who,
 static int check_super(struct bch_chk *c)
 {
 	struct bch_sb *sb = &c->res->sb;
-	void *buf = bch_zalloc(BCH_SB_BYTES);
+	u8 *buf;
 	const char *err;
 	int r;
 
+	if (c->io->sectors < BCH_SB_AREA_BYTES / 512) {
+		bch_chk_damage(c, BCH_DMG_SUPERBLOCK,
+			       "device of %llu sectors is too small to hold a superblock (sectors 8-15)",
+			       c->io->sectors);
+		return 1;
+	}
+	buf = bch_zalloc(BCH_SB_AREA_BYTES);
 	if (!buf)
 		return -ENOMEM;
-	r = bch_sb_read(c->io, buf);
+	r = c->io->read(c->io->ctx, 0, buf, BCH_SB_AREA_BYTES);
 	if (r) {
 		bch_free(buf);
 		return r;
 	}
-	err = bch_sb_validate(buf, c->io->sectors, c->io->lbs, sb);
-	if (err) {
+	if (bch_sb_area_blank(buf)) {
+		c->res->blank = true;
+		bch_free(buf);
+		return 1;
+	}
+	err = bch_sb_validate((void *)(buf + BCH_SB_BYTES), c->io->sectors,
+			      c->io->lbs, sb);
+	if (!err && c->ops && c->ops->sb)
+		c->ops->sb(c->ops->ctx, sb);
+	if (!err && sb->kind == BCH_SB_KIND_CACHE &&
+	    bch_set_nbuckets_err(sb->nbuckets)) {
+		bch_chk_damage(c, BCH_DMG_SUPERBLOCK,
+			       "superblock (sector 8): nbuckets %llu: %s",
+			       sb->nbuckets, bch_set_nbuckets_err(sb->nbuckets));
+		err = "too few buckets";
+	} else if (err) {
 		bch_chk_damage(c, BCH_DMG_SUPERBLOCK,
 			       "superblock (sector 8): %s", err);
 	} else if (sb->kind != BCH_SB_KIND_CACHE) {
@@ -137,8 +166,6 @@ static int check_super(struct bch_chk *c)
 		   BCH_FEATURE_INCOMPAT_OBSO_LARGE_BUCKET) {
 		bch_chk_note(c, "superblock: obsolete large buckets; mainline attaches read-only");
 	}
-	if (!err && c->ops && c->ops->sb)
-		c->ops->sb(c->ops->ctx, sb);
 	bch_free(buf);
 	return err ? 1 : 0;
 }

@@ -42,6 +42,14 @@ enum bch_damage {
 /* Short class names, used in messages and by the damage tests. */
 extern const char * const bch_damage_names[BCH_NR_DAMAGE];
 
+/*
+ * Findings the target accepts a cache with, because the mainline driver
+ * does too: a torn journal tail is what a power cut during a journal
+ * write leaves, and replay ignores it.  They are reported, counted in
+ * nr_tolerated and damage[], but not in nr_damage.
+ */
+bool bch_damage_tolerated(enum bch_damage cls);
+
 struct bch_check_opts {
 	bool super_block_only;
 	bool skip_journal;	/* and everything the journal leads to */
@@ -52,8 +60,10 @@ struct bch_check_opts {
 
 struct bch_check_result {
 	u32 damage[BCH_NR_DAMAGE];	/* findings per class */
-	u32 nr_damage;
+	u32 nr_damage;			/* findings the target refuses */
+	u32 nr_tolerated;		/* findings it accepts */
 	u32 nr_notes;			/* suspicious, but not damage */
+	bool blank;			/* all zero: bch_sb_area_blank() */
 	bool synchronous;		/* metadata present (CACHE_SYNC) */
 	struct bch_sb sb;
 	u64 journal_entries;		/* valid entries found */

@@ -84,8 +84,8 @@ const char *bch_format_cache_sb(const struct bch_format_params *p,
 		return "bucket size must not be smaller than the block size";
 	if (p->policy > BCH_REPLACEMENT_RANDOM)
 		return "unknown cache replacement policy";
-	if (p->dev_sectors / p->bucket_size < BCH_FORMAT_MIN_NBUCKETS)
-		return "device too small: the mainline driver needs at least 1024 buckets";
+	if (bch_set_nbuckets_err(p->dev_sectors / p->bucket_size))
+		return "device too small: a cache set needs at least 513 buckets";
 
 	fill_common(p, sb);
 	sb->kind = BCH_SB_KIND_CACHE;
@@ -119,6 +119,24 @@ const char *bch_format_backing_sb(const struct bch_format_params *p,
 		      BCH_SB_VERSION_BDEV : BCH_SB_VERSION_BDEV_WITH_OFFSET;
 	sb->flags = p->writeback ? 1 : 0;	/* BDEV_CACHE_MODE, state NONE */
 	return NULL;
+}
+
+const char *bch_set_nbuckets_err(u64 nbuckets)
+{
+	if (nbuckets < BCH_SET_MIN_NBUCKETS)
+		return "fewer than 513 buckets (the mainline driver's minimum)";
+	return NULL;
+}
+
+bool bch_sb_area_blank(const void *area)
+{
+	const u64 *p = area;
+	size_t i;
+
+	for (i = 0; i < BCH_SB_AREA_BYTES / sizeof(*p); i++)
+		if (p[i])
+			return false;
+	return true;
 }
 
 int bch_sb_read(const struct bch_meta_io *io, void *buf)

@@ -13,10 +13,12 @@
 #include "geometry.h"
 
 /*
- * The fewest buckets we format: the mainline driver sizes its free lists
- * as nbuckets / 1024 and misbehaves below that.
+ * The fewest buckets a cache set may have: the mainline driver sizes its
+ * free lists as roundup_pow_of_two(nbuckets) >> 10 and refuses the cache
+ * when that is 0, i.e. at 512 buckets or fewer.  bcache_format, the
+ * checker and the target all apply this one rule (bch_set_nbuckets_err).
  */
-#define BCH_FORMAT_MIN_NBUCKETS	1024
+#define BCH_SET_MIN_NBUCKETS	513
 #define BCH_FORMAT_DEF_BUCKET	1024	/* sectors, make-bcache's default */
 #define BCH_FORMAT_MAX_BUCKET	32768	/* largest without feature bits */
 
@@ -61,6 +63,18 @@ const char *bch_format_backing_sb(const struct bch_format_params *p,
  * written.  Returns 0 or a negative errno.
  */
 int bch_format_cache_set(const struct bch_meta_io *io, struct bch_sb *sb);
+
+/* NULL if a cache set of @nbuckets buckets is usable, else why not. */
+const char *bch_set_nbuckets_err(u64 nbuckets);
+
+/*
+ * A blank device: sectors 0-15 (the head make-bcache zeroes and the
+ * superblock) all zero.  The target formats a blank cache on first use and
+ * the checker reports it as blank, not as damage.  @area holds
+ * BCH_SB_AREA_BYTES from sector 0.
+ */
+#define BCH_SB_AREA_BYTES	(2 * BCH_SB_BYTES)
+bool bch_sb_area_blank(const void *area);
 
 /* Read and write the superblock block at sector 8. */
 /* @buf holds BCH_SB_BYTES. */

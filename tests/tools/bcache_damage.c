@@ -364,7 +364,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	bch_crc64_init();
-	if (bch_dev_open(&dev, PROG, argv[2], true))
+	if (bch_dev_open(&dev, argv[2], BCH_OPEN_WRITE))
 		return 2;
 	if (bch_check(&dev.io, &o, &ops, &res)) {
 		fprintf(stderr, PROG ": %s: cannot read the metadata\n", argv[2]);

@@ -221,8 +221,8 @@ int main(int argc, char **argv)
 	if (argc != 5)
 		return die(2, "usage: " PROG " [--journal] CACHE BACKING DATA-FILE MIB");
 	bch_crc64_init();
-	if (bch_dev_open(&cache, PROG, argv[1], true) ||
-	    bch_dev_open(&backing, PROG, argv[2], true))
+	if (bch_dev_open(&cache, argv[1], BCH_OPEN_WRITE) ||
+	    bch_dev_open(&backing, argv[2], BCH_OPEN_WRITE))
 		return 2;
 	data = fopen(argv[3], "rb");
 	if (!data)

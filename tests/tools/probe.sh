@@ -17,7 +17,7 @@ check() {	# check NAME WANT_RC WANT_REGEX ARGS...
 	rc=$?
 	if echo "$out" | grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer'; then
 		echo "FAIL tools/probe/$name sanitizer: $(echo "$out" | grep -m1 'runtime error\|Sanitizer')"
-	elif [ "$rc" = "$want_rc" ] && echo "$out" | grep -Eq "$want"; then
+	elif [ "$rc" = "$want_rc" ] && echo "$out" | grep -Eq -- "$want"; then
 		echo "PASS tools/probe/$name"
 	else
 		echo "FAIL tools/probe/$name rc=$rc out=$(echo "$out" | tr '\n' ' ')"
@@ -41,6 +41,6 @@ fresh
 make-bcache -C -b 64k "$img" >/dev/null
 check cache-sb-refused 1 'holds a bcache cache superblock' "$img"
 check usage-none 2 'usage' 
-check usage-bad-layout 2 "unknown layout 'sideways'" --layout sideways "$img"
+check usage-bad-layout 2 "--layout: 'sideways' is not one of auto, raw, backing" --layout sideways "$img"
 check missing-file 2 'No such file' "$tmp/nope"
 check help 0 'usage' --help

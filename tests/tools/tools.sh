@@ -109,7 +109,7 @@ for g in "${geoms[@]}"; do
 	damage_image "make-bcache-$name" "$mk" '^(sb-|truncate)'
 
 	run "format/$name" 0 'journal buckets' bcache_format -b "$2" -w "$3" -C "$ours"
-	run "format/$name/check" 0 ' 0 damage findings, 0 notes' bcache_check "$ours"
+	run "format/$name/check" 0 ' 0 damage findings, 0 tolerated, 0 notes' bcache_check "$ours"
 	run "format/$name/dump" 0 'node level 0' bcache_dump "$ours"
 	json_ok "format/$name/json" "$ours"
 	# Same fields as make-bcache's, apart from what formatting the set sets.
@@ -165,14 +165,14 @@ if cmp -s "$tmp/export-j.out" "$tmp/seed.data"; then pass export/journal-data; e
 # --- refusals and usage ---------------------------------------------------------
 img=$tmp/small.img
 truncate -s 256M "$img"
-run format/too-small 1 'needs at least 1024 buckets' bcache_format -C "$img"
-run format/too-small-hint 1 'use a --bucket of at most 262144 bytes' bcache_format -C "$img"
+run format/too-small 1 'needs at least 513 buckets' bcache_format -C "$img"
+run format/too-small-hint 1 'hold 512 buckets of 512 KiB; use --bucket 256k or smaller' bcache_format -C "$img"
 run format/fits 0 'nbuckets:		1024' bcache_format -b 256k -C "$img"
-run format/exists 1 'already has a bcache superblock' bcache_format -b 256k -C "$img"
+run format/exists 1 'holds a bcache superblock; use --wipe-bcache' bcache_format -b 256k -C "$img"
 run format/wipe 0 'cache device' bcache_format --wipe-bcache -b 128k -C "$img"
-run format/bad-bucket 2 'must be a power of two' bcache_format -b 3k -C "$img"
-run format/bad-policy 2 'unknown cache replacement policy' bcache_format --cache_replacement_policy lfu -C "$img"
-run format/bad-uuid 2 'invalid UUID' bcache_format --cset-uuid nope -C "$img"
+run format/bad-bucket 2 "'3k' is not a size in bytes that is a power of two from 4k to 16M" bcache_format -b 3k -C "$img"
+run format/bad-policy 2 "'lfu' is not one of lru, fifo, random" bcache_format --cache_replacement_policy lfu -C "$img"
+run format/bad-uuid 2 "'nope' is not a UUID" bcache_format --cset-uuid nope -C "$img"
 run format/no-device 2 'name a cache' bcache_format
 run format/stray-arg 2 'unexpected argument' bcache_format -C "$img" extra
 run format/missing 2 'No such file' bcache_format -C "$tmp/none.img"
@@ -182,15 +182,17 @@ run format/policy-fifo-show 0 'dev.cache.replacement[[:space:]]+1 \[fifo\]' /usr
 run format/discard-show 0 'dev.cache.discard[[:space:]]+yes' /usr/sbin/bcache-super-show "$img"
 cset=11111111-2222-3333-4444-555555555555
 run format/cset-uuid 0 "Set UUID:.*$cset" bcache_format --wipe-bcache -b 128k --cset-uuid $cset -C "$img"
-run check/usage 2 'name exactly one' bcache_check
-run check/usage-two 2 'name exactly one' bcache_check "$img" "$img"
+run check/usage 2 'missing DEVICE-OR-IMAGE' bcache_check
+run check/usage-two 2 'too many arguments' bcache_check "$img" "$img"
 run check/missing 2 'No such file' bcache_check "$tmp/none.img"
 run check/help 0 'super-block-only' bcache_check --help
 run check/quiet 0 '^$' bcache_check -q "$img"
 run check/super-block-only 0 ' 0 damage findings' bcache_check --super-block-only "$img"
 run check/skip-btree 0 ' 0 damage findings' bcache_check --skip-btree --skip-uuids --skip-prios "$img"
 truncate -s 64M "$tmp/zero.img"
-run check/all-zero 1 'superblock: superblock \(sector 8\): Not a bcache superblock \(bad offset\)' bcache_check "$tmp/zero.img"
+run check/all-zero 0 'blank \(sectors 0-15 are zero\)' bcache_check "$tmp/zero.img"
+printf 'x' | dd of="$tmp/zero.img" bs=1 seek=100 conv=notrunc status=none
+run check/not-blank 1 'superblock: superblock \(sector 8\): Not a bcache superblock \(bad offset\)' bcache_check "$tmp/zero.img"
 run dump/usage 2 'usage' bcache_dump
 run dump/missing 2 'No such file' bcache_dump "$tmp/none.img"
 

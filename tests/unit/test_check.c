@@ -101,9 +101,13 @@ UNIT_TEST(format_refusals)
 	struct bch_sb sb;
 
 	CHECK(!bch_format_cache_sb(&p, &sb));
-	p.dev_sectors = 1023 * 1024;
+	/* Mainline's minimum: roundup_pow_of_two(nbuckets) >> 10 != 0. */
+	p.dev_sectors = 513 * 1024;
+	CHECK(!bch_format_cache_sb(&p, &sb) && sb.nbuckets == 513);
+	p.dev_sectors = 513 * 1024 - 1;
 	CHECK_STR(bch_format_cache_sb(&p, &sb),
-		  "device too small: the mainline driver needs at least 1024 buckets");
+		  "device too small: a cache set needs at least 513 buckets");
+	CHECK(bch_set_nbuckets_err(512) && !bch_set_nbuckets_err(513));
 	p.dev_sectors = 1 << 20;
 	p.bucket_size = 4;
 	CHECK_STR(bch_format_cache_sb(&p, &sb),
@@ -168,9 +172,22 @@ UNIT_TEST(check_not_synchronous_and_backing)
 	CHECK(!bch_sb_write(&io, &sb));
 	CHECK(!bch_check(&io, &o, NULL, &res));
 	CHECK(res.sb.kind == BCH_SB_KIND_BACKING && res.nr_damage == 0);
+	/* Blank (sectors 0-15 zero) is what the target formats: no damage. */
 	memset(m.data, 0, 1 << 16);
 	CHECK(!bch_check(&io, &o, NULL, &res));
-	CHECK(res.damage[BCH_DMG_SUPERBLOCK] == 1);
+	CHECK(res.blank && res.nr_damage == 0);
+	/* One stray byte in the head: not blank, and no superblock. */
+	((u8 *)m.data)[100] = 1;
+	CHECK(!bch_check(&io, &o, NULL, &res));
+	CHECK(!res.blank && res.damage[BCH_DMG_SUPERBLOCK] == 1);
+	/* A valid superblock with too few buckets for a set is damage. */
+	p.dev_sectors = 600 * 8;
+	p.bucket_size = 8;
+	CHECK(!bch_format_cache_sb(&p, &sb));
+	sb.nbuckets = 512;
+	CHECK(!bch_sb_write(&io, &sb));
+	CHECK(!bch_check(&io, &o, NULL, &res));
+	CHECK(res.damage[BCH_DMG_SUPERBLOCK] == 1 && res.nr_damage == 1);
 	free(m.data);
 }
 

@@ -8,7 +8,9 @@
 #ifndef DM_BCACHE_USER_DEVIO_H
 #define DM_BCACHE_USER_DEVIO_H
 
+#include <sys/stat.h>
 #include "platform.h"
+#include "cli.h"
 
 struct bch_dev {
 	int fd;
@@ -17,13 +19,48 @@ struct bch_dev {
 	unsigned int lbs;
 	unsigned int blksize;	/* st_blksize, make-bcache's default for files */
 	bool is_file;
+	struct stat st;
 	struct bch_meta_io io;
 };
 
-/* 0 on success; on failure prints "PROG: PATH: reason" and returns -1. */
-int bch_dev_open(struct bch_dev *d, const char *prog, const char *path,
-		 bool writable);
+/* How a tool means to use a device; see bch_dev_open(). */
+enum {
+	BCH_OPEN_WRITE = 1 << 0,	/* the tool writes it */
+	BCH_OPEN_FORCE = 1 << 1,	/* a reader may read a device in use */
+};
+
+/*
+ * Open a block device or image file.  Block devices are opened O_EXCL, so
+ * a device that is mounted, held by a dm table, md or the bcache driver is
+ * refused with its holder named; a file is treated as in use when a loop
+ * device in use reads it (a writer refuses any loop device over it).  A
+ * reader with BCH_OPEN_FORCE reads a device in use after a warning; a
+ * writer never writes one.
+ *
+ * Returns 0, or BCH_EXIT_REFUSED (in use) or BCH_EXIT_USAGE (cannot be
+ * opened, a directory, ...) after saying why via bch_err().
+ */
+int bch_dev_open(struct bch_dev *d, const char *path, unsigned int flags);
 void bch_dev_close(struct bch_dev *d);
+
+/*
+ * Before a writer overwrites @d: probe it with libblkid for any signature
+ * (file system, partition table, LVM PV, md member, swap, ... and an old
+ * bcache superblock).  A bcache superblock needs @wipe_bcache or @force,
+ * anything else @force.  Returns 0, or BCH_EXIT_REFUSED / BCH_EXIT_USAGE
+ * after naming what was found.  Writes nothing.
+ */
+int bch_dev_claim(struct bch_dev *d, bool force, bool wipe_bcache);
+
+/*
+ * Wipe every signature libblkid finds on @d (as mkfs does, so that no
+ * stale one survives beside the new format), saying what it wiped.
+ * Call only after bch_dev_claim() gave permission.
+ */
+int bch_dev_wipe(struct bch_dev *d);
+
+/* Whether @a and @b name the same device or file. */
+bool bch_same_file(const struct stat *a, const struct stat *b);
 
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; @out holds 37 bytes. */
 void bch_uuid_unparse(const u8 uuid[16], char *out);

@@ -3,9 +3,11 @@
  * bcache_check: check a bcache cache device's metadata offline, read-only.
  * Options and exit codes follow thin-provisioning-tools' cache_check.
  *
- *   0  no damage found
+ *   0  no damage found (tolerated findings, such as a torn journal tail,
+ *      are printed but do not count), or the device is blank
  *   1  damage found (each finding is printed with its class)
- *   2  usage error, or the device could not be read
+ *   2  usage error, the device is in use (see --force), or it could not
+ *      be read
  */
 #include <getopt.h>
 
@@ -21,37 +23,33 @@ static void usage(FILE *f)
 "usage: " PROG " [options] DEVICE-OR-IMAGE\n"
 "Check the metadata of a bcache cache device without writing to it.\n"
 "\n"
-"  -q, --quiet              print nothing; the exit status says it all\n"
 "      --super-block-only   check only the superblock\n"
 "      --skip-journal       stop after the superblock (the journal leads to\n"
 "                           everything else)\n"
 "      --skip-prios         do not read the prio/gen chain (no stale checks)\n"
 "      --skip-uuids         do not read the UUID table\n"
 "      --skip-btree         do not walk the btree\n"
-"  -h, --help               this text\n"
-"  -V, --version            print the version\n"
+"      --force              check a device in use (held by a table,\n"
+"                           mounted): what is read may be inconsistent\n"
+BCH_CLI_COMMON_HELP
 "\n"
-"Exit status: 0 clean, 1 damage found, 2 usage or I/O error.\n");
+"A blank device (sectors 0-15 all zero) is reported as such: the target\n"
+"formats it on first use.  A torn journal tail is reported as tolerated.\n"
+"Exit status: 0 clean or blank, 1 damage found, 2 usage error, device in\n"
+"use or I/O error.\n");
 }
-
-struct out {
-	bool quiet;
-};
 
 static void on_finding(void *ctx, enum bch_damage cls, const char *msg)
 {
-	struct out *o = ctx;
-
-	if (!o->quiet)
-		printf("damage: %s: %s\n", bch_damage_names[cls], msg);
+	(void)ctx;
+	bch_out("%s: %s: %s\n", bch_damage_tolerated(cls) ? "tolerated" :
+		"damage", bch_damage_names[cls], msg);
 }
 
 static void on_note(void *ctx, const char *msg)
 {
-	struct out *o = ctx;
-
-	if (!o->quiet)
-		printf("note: %s\n", msg);
+	(void)ctx;
+	bch_out("note: %s\n", msg);
 }
 
 static void summary(const struct bch_check_result *r)
@@ -59,49 +57,48 @@ static void summary(const struct bch_check_result *r)
 	char set[37];
 
 	bch_uuid_unparse(r->sb.set_uuid, set);
-	printf("set %s: %llu buckets of %u sectors, block %u sectors\n", set,
-	       r->sb.nbuckets, r->sb.bucket_size, r->sb.block_size);
+	bch_out("set %s: %llu buckets of %u sectors, block %u sectors\n", set,
+		r->sb.nbuckets, r->sb.bucket_size, r->sb.block_size);
 	if (!r->synchronous)
 		return;
-	printf("journal: %llu entries, replay %llu-%llu with %llu keys\n",
-	       r->journal_entries, r->last_seq, r->newest_seq,
-	       r->journal_keys);
-	printf("prios: %llu buckets; uuids: %llu in use\n", r->prio_buckets,
-	       r->uuids_in_use);
-	printf("btree: root level %u, %llu nodes, %llu keys; buckets: %llu btree, %llu data, %llu dirty\n",
-	       r->root_level, r->btree_nodes, r->btree_keys, r->buckets_btree,
-	       r->buckets_data, r->buckets_dirty);
+	bch_out("journal: %llu entries, replay %llu-%llu with %llu keys\n",
+		r->journal_entries, r->last_seq, r->newest_seq,
+		r->journal_keys);
+	bch_out("prios: %llu buckets; uuids: %llu in use\n", r->prio_buckets,
+		r->uuids_in_use);
+	bch_out("btree: root level %u, %llu nodes, %llu keys; buckets: %llu btree, %llu data, %llu dirty\n",
+		r->root_level, r->btree_nodes, r->btree_keys, r->buckets_btree,
+		r->buckets_data, r->buckets_dirty);
 }
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SB = 256, OPT_SKIP_J, OPT_SKIP_P, OPT_SKIP_U, OPT_SKIP_B };
+	enum { OPT_SB = 256, OPT_SKIP_J, OPT_SKIP_P, OPT_SKIP_U, OPT_SKIP_B,
+	       OPT_FORCE };
 	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "super-block-only", no_argument, NULL, OPT_SB },
 		{ "skip-journal", no_argument, NULL, OPT_SKIP_J },
 		{ "skip-prios", no_argument, NULL, OPT_SKIP_P },
 		{ "skip-uuids", no_argument, NULL, OPT_SKIP_U },
 		{ "skip-btree", no_argument, NULL, OPT_SKIP_B },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
+		{ "force", no_argument, NULL, OPT_FORCE },
+		BCH_CLI_COMMON_OPTS
 	};
 	struct bch_check_opts o = { 0 };
 	struct bch_check_result res;
-	struct out out = { 0 };
 	struct bch_check_ops ops = {
-		.ctx = &out, .finding = on_finding, .note = on_note,
+		.finding = on_finding, .note = on_note,
 	};
+	unsigned int flags = 0;
+	struct bch_cli cli;
 	struct bch_dev d;
 	int c, r;
 
+	bch_cli_init(&cli, PROG, usage);
 	bch_crc64_init();
-	while ((c = getopt_long(argc, argv, "qhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, BCH_CLI_COMMON_SHORT, opts,
+				NULL)) != -1) {
 		switch (c) {
-		case 'q':
-			out.quiet = true;
-			break;
 		case OPT_SB:
 			o.super_block_only = true;
 			break;
@@ -117,36 +114,35 @@ int main(int argc, char **argv)
 		case OPT_SKIP_B:
 			o.skip_btree = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf(PROG " 1.0.0\n");
-			return 0;
+		case OPT_FORCE:
+			flags |= BCH_OPEN_FORCE;
+			break;
 		default:
-			usage(stderr);
-			return 2;
+			r = bch_cli_common(&cli, c);
+			if (r >= 0)
+				return r;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, PROG ": name exactly one device or image\n");
-		usage(stderr);
-		return 2;
-	}
-	if (bch_dev_open(&d, PROG, argv[optind], false))
-		return 2;
+	r = bch_cli_operands(&cli, argc - optind, 1, 1,
+			     "DEVICE-OR-IMAGE (exactly one)");
+	if (r >= 0)
+		return r;
+	if (bch_dev_open(&d, argv[optind], flags))
+		return BCH_EXIT_USAGE;
 	r = bch_check(&d.io, &o, &ops, &res);
 	bch_dev_close(&d);
 	if (r) {
-		fprintf(stderr, PROG ": %s: %s while checking\n", argv[optind],
-			strerror(-r));
-		return 2;
+		bch_err("%s: %s while checking", argv[optind], strerror(-r));
+		return BCH_EXIT_USAGE;
 	}
-	if (!out.quiet) {
-		if (!res.damage[BCH_DMG_SUPERBLOCK])
-			summary(&res);
-		printf("%s: %u damage findings, %u notes\n", argv[optind],
-		       res.nr_damage, res.nr_notes);
+	if (res.blank) {
+		bch_out("%s: blank (sectors 0-15 are zero): no bcache metadata; the target formats it on first use\n",
+			argv[optind]);
+		return BCH_EXIT_OK;
 	}
-	return res.nr_damage ? 1 : 0;
+	if (!res.damage[BCH_DMG_SUPERBLOCK])
+		summary(&res);
+	bch_out("%s: %u damage findings, %u tolerated, %u notes\n",
+		argv[optind], res.nr_damage, res.nr_tolerated, res.nr_notes);
+	return res.nr_damage ? BCH_EXIT_REFUSED : BCH_EXIT_OK;
 }

@@ -9,7 +9,12 @@
  * superblock.  The walk is the checker's (core/check.c), so what is shown
  * is what bcache_check judged; its findings are listed at the end.
  *
- * Exit codes: 0 dumped, 2 usage or I/O error.
+ * JSON strings escape every byte outside printable ASCII, and '"' and
+ * '\\', as \u00XX: a label's bytes are never taken for UTF-8, and a
+ * decoder gets them back as the code points U+0000-U+00FF.
+ *
+ * Exit codes: 0 dumped, 2 usage error, device in use (see --force) or I/O
+ * error.
  */
 #include <getopt.h>
 
@@ -22,11 +27,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: " PROG " [--json] DEVICE-OR-IMAGE\n"
+"usage: " PROG " [options] DEVICE-OR-IMAGE\n"
 "Print the metadata of a bcache cache or backing device.\n"
 "\n"
-"  -j, --json     one JSON document instead of text\n"
-"  -h, --help     this text\n");
+"  -j, --json               one JSON document instead of text\n"
+"      --force              dump a device in use (held by a table,\n"
+"                           mounted): what is read may be inconsistent\n"
+BCH_CLI_COMMON_HELP
+"\n"
+"Exit status: 0 dumped, 2 usage error, device in use or I/O error.\n");
 }
 
 /* A minimal JSON writer: comma placement by nesting depth. */
@@ -37,6 +46,7 @@ struct dump {
 	const char *section;		/* open top-level array, JSON only */
 	char findings[64][320];
 	const char *kinds[64];
+	const char *prefix[64];	/* text: "damage: ", "tolerated: " or "" */
 	int nr_findings;
 	int dropped;
 };
@@ -69,10 +79,32 @@ static void j_num(struct dump *d, const char *name, unsigned long long v)
 	printf("\"%s\":%llu", name, v);
 }
 
-static void j_str(struct dump *d, const char *name, const char *v)
+/* RFC 8259 string of @len bytes of @v (to a NUL), escaped as the header says. */
+static void j_quote(const u8 *v, size_t len)
+{
+	size_t i;
+
+	putchar('"');
+	for (i = 0; i < len && v[i]; i++) {
+		if (v[i] >= 0x20 && v[i] < 0x7f && v[i] != '"' && v[i] != '\\')
+			putchar(v[i]);
+		else
+			printf("\\u%04x", v[i]);
+	}
+	putchar('"');
+}
+
+static void j_bytes(struct dump *d, const char *name, const u8 *v,
+		    size_t len)
 {
 	j_sep(d);
-	printf("\"%s\":\"%s\"", name, v);
+	printf("\"%s\":", name);
+	j_quote(v, len);
+}
+
+static void j_str(struct dump *d, const char *name, const char *v)
+{
+	j_bytes(d, name, (const u8 *)v, strlen(v));
 }
 
 static void j_bool(struct dump *d, const char *name, bool v)
@@ -167,7 +199,7 @@ static void on_sb(void *ctx, const struct bch_sb *sb)
 	j_num(d, "version", sb->version);
 	j_str(d, "uuid", u);
 	j_str(d, "set_uuid", s);
-	j_str(d, "label", label);
+	j_bytes(d, "label", sb->label, sizeof(sb->label));
 	j_num(d, "flags", sb->flags);
 	j_num(d, "seq", sb->seq);
 	j_num(d, "last_mount", sb->last_mount);
@@ -303,7 +335,7 @@ static void on_uuid(void *ctx, u32 slot, const u8 *uuid, const u8 *label,
 	j_open(d, NULL, '{');
 	j_num(d, "slot", slot);
 	j_str(d, "uuid", u);
-	j_str(d, "label", l);
+	j_bytes(d, "label", label, BCH_SB_LABEL_SIZE);
 	j_num(d, "flags", flags);
 	j_num(d, "sectors", sectors);
 	j_close(d, '}');
@@ -377,12 +409,14 @@ static void on_node_end(void *ctx, const struct bch_node_info *info)
 	j_close(d, '}');
 }
 
-static void keep(struct dump *d, const char *kind, const char *msg)
+static void keep(struct dump *d, const char *prefix, const char *kind,
+		 const char *msg)
 {
 	if (d->nr_findings == (int)ARRAY_SIZE(d->findings)) {
 		d->dropped++;
 		return;
 	}
+	d->prefix[d->nr_findings] = prefix;
 	d->kinds[d->nr_findings] = kind;
 	snprintf(d->findings[d->nr_findings++], sizeof(d->findings[0]),
 		 "%s", msg);
@@ -390,12 +424,13 @@ static void keep(struct dump *d, const char *kind, const char *msg)
 
 static void on_finding(void *ctx, enum bch_damage cls, const char *msg)
 {
-	keep(ctx, bch_damage_names[cls], msg);
+	keep(ctx, bch_damage_tolerated(cls) ? "tolerated: " : "damage: ",
+	     bch_damage_names[cls], msg);
 }
 
 static void on_note(void *ctx, const char *msg)
 {
-	keep(ctx, "note", msg);
+	keep(ctx, "", "note", msg);
 }
 
 static void print_findings(struct dump *d)
@@ -404,9 +439,8 @@ static void print_findings(struct dump *d)
 
 	if (!d->json) {
 		for (i = 0; i < d->nr_findings; i++)
-			printf("%s%s: %s\n",
-			       strcmp(d->kinds[i], "note") ? "damage: " : "",
-			       d->kinds[i], d->findings[i]);
+			printf("%s%s: %s\n", d->prefix[i], d->kinds[i],
+			       d->findings[i]);
 		if (d->dropped)
 			printf("(%d more findings not shown)\n", d->dropped);
 		return;
@@ -414,16 +448,9 @@ static void print_findings(struct dump *d)
 	unwind(d);
 	section(d, "findings");
 	for (i = 0; i < d->nr_findings; i++) {
-		const char *p;
-
 		j_open(d, NULL, '{');
 		j_str(d, "class", d->kinds[i]);
-		j_sep(d);
-		/* Messages are generated text: escape quotes and backslashes. */
-		printf("\"message\":\"");
-		for (p = d->findings[i]; *p; p++)
-			printf(*p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
-		putchar('"');
+		j_str(d, "message", d->findings[i]);
 		j_close(d, '}');
 	}
 	section(d, NULL);
@@ -431,10 +458,11 @@ static void print_findings(struct dump *d)
 
 int main(int argc, char **argv)
 {
+	enum { OPT_FORCE = 256 };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		{ "force", no_argument, NULL, OPT_FORCE },
+		BCH_CLI_COMMON_OPTS
 	};
 	static struct dump d;
 	struct bch_check_ops ops = {
@@ -445,29 +473,34 @@ int main(int argc, char **argv)
 	};
 	struct bch_check_opts o = { 0 };
 	struct bch_check_result res;
+	unsigned int flags = 0;
+	struct bch_cli cli;
 	struct bch_dev dev;
 	int c, r;
 
+	bch_cli_init(&cli, PROG, usage);
 	bch_crc64_init();
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j" BCH_CLI_COMMON_SHORT, opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			d.json = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
+		case OPT_FORCE:
+			flags |= BCH_OPEN_FORCE;
+			break;
 		default:
-			usage(stderr);
-			return 2;
+			r = bch_cli_common(&cli, c);
+			if (r >= 0)
+				return r;
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
-	if (bch_dev_open(&dev, PROG, argv[optind], false))
-		return 2;
+	r = bch_cli_operands(&cli, argc - optind, 1, 1,
+			     "DEVICE-OR-IMAGE (exactly one)");
+	if (r >= 0)
+		return r;
+	if (bch_dev_open(&dev, argv[optind], flags))
+		return BCH_EXIT_USAGE;
 	d.first[0] = true;
 	if (d.json) {
 		j_open(&d, NULL, '{');
@@ -475,15 +508,19 @@ int main(int argc, char **argv)
 	}
 	r = bch_check(&dev.io, &o, &ops, &res);
 	bch_dev_close(&dev);
+	if (res.blank && !d.json)
+		printf("blank (sectors 0-15 are zero): no bcache metadata\n");
 	print_findings(&d);
 	if (d.json) {
+		j_bool(&d, "blank", res.blank);
 		j_num(&d, "damage", res.nr_damage);
+		j_num(&d, "tolerated", res.nr_tolerated);
 		j_close(&d, '}');
 		putchar('\n');
 	}
 	if (r) {
-		fprintf(stderr, PROG ": %s: %s\n", argv[optind], strerror(-r));
-		return 2;
+		bch_err("%s: %s", argv[optind], strerror(-r));
+		return BCH_EXIT_USAGE;
 	}
-	return 0;
+	return BCH_EXIT_OK;
 }

@@ -14,8 +14,14 @@
  * cache whose origin is behind, and how the tests compare our reading of
  * a mainline-written cache with what the mainline driver serves.
  *
- * The cache must check clean (a torn journal tail is tolerated).
- * Exit codes: 0 written, 1 refused, 2 usage or I/O error.
+ * The cache must check clean (a torn journal tail is tolerated).  OUTPUT
+ * may not be CACHE or BACKING; an existing file is truncated first, a
+ * block device must be large enough, not in use, and hold no signature
+ * unless --force.
+ *
+ * Exit codes: 0 written, 1 refused (the cache does not check clean, the
+ * output is an input or holds a signature, a device is in use), 2 usage
+ * or I/O error.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -37,8 +43,72 @@ static struct bch_geom g;
 
 static int die(int code, const char *msg)
 {
-	fprintf(stderr, PROG ": %s\n", msg);
+	bch_err("%s", msg);
 	return code;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: " PROG " [options] CACHE BACKING OUTPUT\n"
+"Write what the cached device BACKING holds now (its data as the cache\n"
+"serves it, dirty data included) to OUTPUT, from OUTPUT's sector 0.\n"
+"\n"
+"  -s, --sectors N          export the first N sectors of the data area\n"
+"                           (default: all of it)\n"
+"  -f, --force              read devices in use; overwrite a signature on\n"
+"                           an OUTPUT block device\n"
+BCH_CLI_COMMON_HELP
+"\n"
+"OUTPUT may not be CACHE or BACKING.  An existing OUTPUT file is truncated.\n"
+"Exit status: 0 written, 1 refused, 2 usage or I/O error.\n");
+}
+
+/*
+ * Open OUTPUT for @sectors of data: never one of the inputs, a file
+ * truncated, a block device large enough and, without @force, blank.
+ */
+static int open_output(struct bch_dev *out, const char *path, u64 sectors,
+		       bool force)
+{
+	struct stat st;
+	int fd, r;
+
+	if (stat(path, &st) && errno == ENOENT) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			bch_err("%s: %s", path, strerror(errno));
+			return BCH_EXIT_USAGE;
+		}
+		close(fd);
+	}
+	r = bch_dev_open(out, path, BCH_OPEN_WRITE);
+	if (r)
+		return r;
+	if (bch_same_file(&out->st, &cache.st) ||
+	    bch_same_file(&out->st, &backing.st)) {
+		bch_err("%s: is %s itself; export to another device or file",
+			path, bch_same_file(&out->st, &cache.st) ? "CACHE" :
+			"BACKING");
+		return BCH_EXIT_REFUSED;
+	}
+	if (out->is_file) {
+		if (ftruncate(out->fd, 0)) {
+			bch_err("%s: cannot truncate: %s", path,
+				strerror(errno));
+			return BCH_EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (out->sectors < sectors) {
+		bch_err("%s: holds %llu sectors, the export needs %llu", path,
+			out->sectors, sectors);
+		return BCH_EXIT_REFUSED;
+	}
+	r = bch_dev_claim(out, force, false);
+	if (!r && force)
+		r = bch_dev_wipe(out);
+	return r;
 }
 
 /*
@@ -109,8 +179,8 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "sectors", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		{ "force", no_argument, NULL, 'f' },
+		BCH_CLI_COMMON_OPTS
 	};
 	struct bch_check_opts o = { 0 };
 	struct bch_check_result res;
@@ -119,51 +189,82 @@ int main(int argc, char **argv)
 	struct bch_btree t;
 	struct bch_jscan s;
 	struct bch_key root;
-	u64 sectors = 0;
+	u64 sectors = 0, area;
+	unsigned int flags = 0;
+	struct bch_cli cli;
+	struct bch_dev out;
 	u8 *gens;
-	int c, slot, out;
+	int c, slot, r;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 's') {
-			sectors = strtoull(optarg, NULL, 10);
-		} else {
-			printf("usage: " PROG " [--sectors N] CACHE BACKING OUTPUT\n");
-			return c == 'h' ? 0 : 2;
+	bch_cli_init(&cli, PROG, usage);
+	while ((c = getopt_long(argc, argv, "s:f" BCH_CLI_COMMON_SHORT, opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (bch_cli_number("--sectors", optarg, 1,
+					   BCH_S64_MAX / 512, "sectors",
+					   &sectors))
+				return BCH_EXIT_USAGE;
+			break;
+		case 'f':
+			flags |= BCH_OPEN_FORCE;
+			break;
+		default:
+			r = bch_cli_common(&cli, c);
+			if (r >= 0)
+				return r;
 		}
 	}
-	if (optind != argc - 3)
-		return die(2, "usage: " PROG " [--sectors N] CACHE BACKING OUTPUT");
+	r = bch_cli_operands(&cli, argc - optind, 3, 3,
+			     "operands: CACHE BACKING OUTPUT");
+	if (r >= 0)
+		return r;
 	bch_crc64_init();
-	if (bch_dev_open(&cache, PROG, argv[optind], false) ||
-	    bch_dev_open(&backing, PROG, argv[optind + 1], false))
-		return 2;
+	r = bch_dev_open(&cache, argv[optind], flags);
+	if (!r)
+		r = bch_dev_open(&backing, argv[optind + 1], flags);
+	if (!r && bch_same_file(&cache.st, &backing.st))
+		r = die(BCH_EXIT_USAGE, "CACHE and BACKING are the same device");
+	if (r)
+		return r;
 	if (bch_check(&cache.io, &o, NULL, &res))
-		return die(2, "cannot read the cache");
-	if (res.nr_damage != res.damage[BCH_DMG_JOURNAL_TAIL] ||
-	    !res.synchronous)
-		return die(1, "the cache does not check clean; run bcache_check");
+		return die(BCH_EXIT_USAGE, "cannot read the cache");
+	if (res.blank)
+		return die(BCH_EXIT_REFUSED, "CACHE is blank: there is nothing to export");
+	if (res.nr_damage || !res.synchronous)
+		return die(BCH_EXIT_REFUSED, "the cache does not check clean; run bcache_check");
 	csb = res.sb;
 	bch_geom_init(&g, &csb);
 	d = calloc(1, BCH_SB_BYTES);
 	if (!d || bch_sb_read(&backing.io, d) ||
 	    bch_sb_validate(d, backing.sectors, backing.lbs, &bsb) ||
 	    bsb.kind != BCH_SB_KIND_BACKING)
-		return die(1, "BACKING has no valid backing superblock");
+		return die(BCH_EXIT_REFUSED, "BACKING has no valid backing superblock");
 	free(d);
-	if (!sectors || sectors > backing.sectors - bsb.data_offset)
-		sectors = backing.sectors - bsb.data_offset;
+	area = backing.sectors - bsb.data_offset;
+	if (sectors > area) {
+		bch_err("--sectors %llu: BACKING's data area holds only %llu",
+			sectors, area);
+		return BCH_EXIT_USAGE;
+	}
+	if (!sectors)
+		sectors = area;
+	r = open_output(&out, argv[optind + 2], sectors,
+			flags & BCH_OPEN_FORCE);
+	if (r)
+		return r;
 
 	gens = calloc(csb.nbuckets, 1);
 	if (!gens || bch_jscan_run(&cache.io, &csb, &g, &s, NULL, NULL) ||
 	    bch_prio_read(&cache.io, &g,
 			  le64_to_cpu(s.newest.prio_bucket[g.nr_this_dev]),
 			  gens, NULL, NULL, NULL))
-		return die(2, "cannot read the journal or the prios");
+		return die(BCH_EXIT_USAGE, "cannot read the journal or the prios");
 	slot = find_slot(&s.newest, bsb.uuid);
 	if (slot < 0) {
 		bch_jscan_free(&s);
 		free(gens);
-		return die(1, "BACKING has no slot in the cache's UUID table");
+		return die(BCH_EXIT_REFUSED, "BACKING has no slot in the cache's UUID table");
 	}
 	/* Loaded whole, no node limits: replay only adds keys. */
 	bch_key_decode(s.newest.btree_root, BCH_BKEY_PAD_U64S, &root);
@@ -171,14 +272,13 @@ int main(int argc, char **argv)
 	    bch_btree_load(&t, &cache.io, &g, &root,
 			   le16_to_cpu(s.newest.btree_level), gens) ||
 	    bch_jscan_replay(&cache.io, &csb, &g, &s, replay_key, &t))
-		return die(2, "cannot load the index");
-	out = open(argv[optind + 2], O_WRONLY | O_CREAT, 0644);
-	if (out < 0 || copy_out(&t, gens, slot, bsb.data_offset, sectors, out) ||
-	    fsync(out))
-		return die(2, "writing OUTPUT failed");
-	close(out);
-	printf("%s: %llu sectors of slot %d exported (%llu nodes)\n",
-	       argv[optind + 1], sectors, slot, t.nr_nodes);
+		return die(BCH_EXIT_USAGE, "cannot load the index");
+	if (copy_out(&t, gens, slot, bsb.data_offset, sectors, out.fd) ||
+	    fsync(out.fd))
+		return die(BCH_EXIT_USAGE, "writing OUTPUT failed");
+	bch_dev_close(&out);
+	bch_out("%s: %llu sectors of slot %d exported (%llu nodes)\n",
+		argv[optind + 1], sectors, slot, t.nr_nodes);
 	bch_btree_free(&t);
 	bch_jscan_free(&s);
 	free(gens);

@@ -6,104 +6,106 @@
  *   bcache_probe [--layout auto|raw|backing] DEVICE-OR-IMAGE
  *
  * Prints the layout and data offset, or the refusal the target would give.
- * Exit codes: 0 usable, 1 the target would refuse it, 2 usage or I/O error.
+ * Exit codes: 0 usable, 1 the target would refuse it, 2 usage error, the
+ * device is in use (see --force) or cannot be read.
  */
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <linux/fs.h>
-
 #include "crc64.h"
+#include "format.h"
 #include "origin.h"
+#include "devio.h"
+
+#define PROG "bcache_probe"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bcache_probe [--layout auto|raw|backing] DEVICE\n");
-}
-
-static int dev_geometry(int fd, unsigned long long *sectors, unsigned int *lbs)
-{
-	struct stat st;
-	int ssz = 512;
-
-	if (fstat(fd, &st))
-		return -1;
-	if (S_ISBLK(st.st_mode)) {
-		unsigned long long bytes;
-
-		if (ioctl(fd, BLKGETSIZE64, &bytes) || ioctl(fd, BLKSSZGET, &ssz))
-			return -1;
-		*sectors = bytes / 512;
-	} else {
-		*sectors = st.st_size / 512;
-	}
-	*lbs = ssz;
-	return 0;
+	fprintf(f,
+"usage: " PROG " [options] DEVICE-OR-IMAGE\n"
+"Say how the bcache target would use DEVICE as its origin: the layout it\n"
+"would choose and the data offset, or the refusal it would give.\n"
+"\n"
+"  -l, --layout auto|raw|backing  the table's origin_layout (default auto)\n"
+"      --force              probe a device in use (held by a table, mounted)\n"
+BCH_CLI_COMMON_HELP
+"\n"
+"Exit status: 0 usable, 1 the target would refuse it, 2 usage error,\n"
+"device in use or I/O error.\n");
 }
 
 int main(int argc, char **argv)
 {
+	enum { OPT_FORCE = 256 };
+	static const struct option opts[] = {
+		{ "layout", required_argument, NULL, 'l' },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		BCH_CLI_COMMON_OPTS
+	};
 	enum bch_origin_request req = BCH_ORIGIN_AUTO;
-	static unsigned char buf[BCH_SB_BYTES];
 	struct bch_origin_info info;
 	enum bch_origin_layout layout;
-	unsigned long long sectors;
-	unsigned int lbs, i;
-	const char *err, *path;
+	unsigned int flags = 0, i;
+	struct bch_cli cli;
+	struct bch_dev d;
+	const char *err;
+	u8 *buf;
 	u64 off;
-	int fd, found;
+	int c, r;
 
-	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc == 4 && !strcmp(argv[1], "--layout")) {
-		found = 0;
-		for (i = 0; i < BCH_NR_ORIGIN_REQUESTS; i++) {
-			if (!strcmp(argv[2], bch_origin_request_names[i])) {
-				req = i;
-				found = 1;
+	bch_cli_init(&cli, PROG, usage);
+	while ((c = getopt_long(argc, argv, "l:" BCH_CLI_COMMON_SHORT, opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			for (i = 0; i < BCH_NR_ORIGIN_REQUESTS; i++)
+				if (!strcmp(optarg, bch_origin_request_names[i]))
+					break;
+			if (i == BCH_NR_ORIGIN_REQUESTS) {
+				bch_err("--layout: '%s' is not one of auto, raw, backing",
+					optarg);
+				return BCH_EXIT_USAGE;
 			}
+			req = i;
+			break;
+		case OPT_FORCE:
+			flags |= BCH_OPEN_FORCE;
+			break;
+		default:
+			r = bch_cli_common(&cli, c);
+			if (r >= 0)
+				return r;
 		}
-		if (!found) {
-			fprintf(stderr, "bcache_probe: unknown layout '%s'\n", argv[2]);
-			return 2;
-		}
-		path = argv[3];
-	} else if (argc == 2 && argv[1][0] != '-') {
-		path = argv[1];
-	} else {
-		usage(stderr);
-		return 2;
 	}
-
+	r = bch_cli_operands(&cli, argc - optind, 1, 1,
+			     "DEVICE-OR-IMAGE (exactly one)");
+	if (r >= 0)
+		return r;
 	bch_crc64_init();
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || dev_geometry(fd, &sectors, &lbs)) {
-		perror(path);
-		return 2;
+	if (bch_dev_open(&d, argv[optind], flags))
+		return BCH_EXIT_USAGE;
+	/* Too small to hold a superblock: probed as if it held none. */
+	buf = bch_zalloc(BCH_SB_BYTES);
+	if (!buf) {
+		bch_dev_close(&d);
+		return BCH_EXIT_USAGE;
 	}
-	memset(buf, 0, sizeof(buf));
-	if (sectors >= BCH_SB_SECTOR + BCH_SB_BYTES / 512 &&
-	    pread(fd, buf, sizeof(buf), BCH_SB_SECTOR * 512) != sizeof(buf)) {
-		perror(path);
-		return 2;
+	if (d.sectors >= BCH_SB_SECTOR + BCH_SB_BYTES / 512 &&
+	    bch_sb_read(&d.io, buf)) {
+		bch_err("%s: cannot read the superblock: %s", d.path,
+			strerror(errno));
+		bch_free(buf);
+		bch_dev_close(&d);
+		return BCH_EXIT_USAGE;
 	}
-	close(fd);
-
-	bch_origin_probe((struct bch_sb_disk *)buf, sectors, lbs, &info);
+	bch_origin_probe((struct bch_sb_disk *)buf, d.sectors, d.lbs, &info);
+	bch_free(buf);
+	bch_dev_close(&d);
 	if (info.probe == BCH_PROBE_INVALID)
-		printf("superblock: invalid (%s)\n", info.invalid_reason);
+		bch_out("superblock: invalid (%s)\n", info.invalid_reason);
 	err = bch_origin_choose(req, &info, false, &layout, &off);
 	if (err) {
-		printf("refused: %s\n", err);
-		return 1;
+		bch_out("refused: %s\n", err);
+		return BCH_EXIT_REFUSED;
 	}
-	printf("layout: %s\ndata_offset: %llu\n", bch_origin_layout_name(layout),
-	       (unsigned long long)off);
-	return 0;
+	bch_out("layout: %s\ndata_offset: %llu\n",
+		bch_origin_layout_name(layout), (unsigned long long)off);
+	return BCH_EXIT_OK;
 }

@@ -126,7 +126,7 @@ len=$((64 * 2048))
 bad "Cache device has a bcache backing superblock" /dev/mapper/bsbok $O 0
 bad "Bad checksum" /dev/mapper/bsb $O 0
 # null_blk reads zeros (so it would be formatted) and discards writes.
-bad "Cache device too small for 1024 buckets of bucket_size" /dev/nullb0 $O 2 bucket_size 32768
+bad "Cache device too small for 513 buckets of bucket_size" /dev/nullb0 $O 2 bucket_size 32768
 
 # --- devices ----------------------------------------------------------------
 echo data >/tmp/regular-file
@@ -139,7 +139,7 @@ bad "Error opening origin device" $C 999:999 0
 bad "Cache and origin must be different devices" $C $C 0
 bad "Cache and origin must be different devices" $O $O 0
 bad "Cache and origin must be different devices" $CACHE_MM $C 0
-bad "Cache device too small (minimum 4 MiB)" /dev/mapper/tiny $O 0
+bad "Cache device too small (minimum 2052 KiB)" /dev/mapper/tiny $O 0
 bad "Origin device too small for target length" $C /dev/mapper/small 0
 bad "Origin device too small for target length" $C /dev/mapper/small 2 origin_layout raw
 len=$((1024 * 2048))
