@@ -5,7 +5,8 @@
  *
  *   bcache_probe [--layout auto|raw|backing] DEVICE-OR-IMAGE
  *
- * Prints the layout and data offset, or the refusal the target would give.
+ * Prints the layout, the data offset and the data area's size (the longest
+ * table the target accepts), or the refusal the target would give.
  * Exit codes: 0 usable, 1 the target would refuse it, 2 usage error, the
  * device is in use (see --force) or cannot be read.
  */
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
 	struct bch_dev d;
 	const char *err;
 	u8 *buf;
-	u64 off;
+	u64 off, sectors;
 	int c, r;
 
 	bch_cli_init(&cli, PROG, usage);
@@ -95,6 +96,7 @@ int main(int argc, char **argv)
 		bch_dev_close(&d);
 		return BCH_EXIT_USAGE;
 	}
+	sectors = d.sectors;
 	bch_origin_probe((struct bch_sb_disk *)buf, d.sectors, d.lbs, &info);
 	bch_free(buf);
 	bch_dev_close(&d);
@@ -105,7 +107,14 @@ int main(int argc, char **argv)
 		bch_out("refused: %s\n", err);
 		return BCH_EXIT_REFUSED;
 	}
-	bch_out("layout: %s\ndata_offset: %llu\n",
-		bch_origin_layout_name(layout), (unsigned long long)off);
+	if (off >= sectors) {
+		bch_out("refused: no data area: the device holds %llu sectors, data would start at %llu\n",
+			(unsigned long long)sectors, (unsigned long long)off);
+		return BCH_EXIT_REFUSED;
+	}
+	/* data_sectors is the longest table the target accepts. */
+	bch_out("layout: %s\ndata_offset: %llu\ndata_sectors: %llu\n",
+		bch_origin_layout_name(layout), (unsigned long long)off,
+		(unsigned long long)(sectors - off));
 	return BCH_EXIT_OK;
 }
