@@ -1,8 +1,13 @@
 # dm-bcache top-level Makefile.
 #
-#   make               build dm-bcache.ko (for KVER) and the userspace side
-#   make KVER=...      build against another installed kernel
-#   make deps          install every Debian package the project needs
+#   make               dm-bcache.ko for the running kernel and the tools;
+#                      needs only the build dependencies (make deps-build)
+#   make KVER=...      the module for another installed kernel's headers
+#   make deps-build    install the build dependencies (compiler, libblkid,
+#                      the headers of KVER) and nothing else
+#   make deps          install what the tests, demo and benchmarks need
+#                      (kernel images, qemu, ...); the targets below that
+#                      need it run it themselves
 #   make lint          checkpatch and sparse over the module (must be clean)
 #   make unit          userspace unit tests of core/ under ASan/UBSan
 #   make check         every test: unit, lint, VM suites on 6.1 and 6.12
@@ -11,33 +16,33 @@
 #                      bcache, dm-cache and dm-writecache, one VM boot per
 #                      kernel (BENCH_QUICK=1: the short variant)
 #
-# The kernels are resolved by scripts/deps.sh and recorded in
-# build/kernels.mk; KVER defaults to the 6.1 one.
+# The test kernels are resolved by scripts/deps.sh and recorded in
+# build/kernels.mk; the test scripts read it themselves.
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
--include $(BUILD)/kernels.mk
 
-KVER ?= $(KVER_61)
+KVER ?= $(shell uname -r)
 KDIR = /lib/modules/$(KVER)/build
 KMOD_DIR = $(BUILD)/kmod/$(KVER)
 MODULE = $(KMOD_DIR)/dm-bcache.ko
 CHECKPATCH = $(BUILD)/linux-scripts/scripts/checkpatch.pl
 
-.PHONY: all deps module userspace lint unit check demo bench clean
+.PHONY: all deps deps-build module userspace lint unit check demo bench clean
 
 all: module userspace
 
-$(BUILD)/kernels.mk:
-	bash scripts/deps.sh
+deps-build:
+	bash scripts/deps-build.sh $(KVER)
 
 deps:
 	bash scripts/deps.sh
 
 # Kbuild writes objects next to the sources, so each kernel version gets
 # its own copy of the tree to build in.
-module: $(BUILD)/kernels.mk
-	@test -n "$(KVER)" || { echo "no kernel version: run make deps"; exit 1; }
+module:
+	@test -d $(KDIR) || { echo "make: no headers for kernel $(KVER) ($(KDIR)):"; \
+		echo "  install linux-headers-$(KVER) (make deps-build does), or give KVER="; exit 1; }
 	rm -rf $(KMOD_DIR) && mkdir -p $(KMOD_DIR)
 	cp -a dm-bcache/. $(KMOD_DIR)/
 	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) W=1 modules
@@ -45,19 +50,19 @@ module: $(BUILD)/kernels.mk
 userspace:
 	$(MAKE) -C userspace
 
-lint: $(BUILD)/kernels.mk
-	bash scripts/lint.sh $(KVER)
+lint: deps
+	bash scripts/lint.sh
 
 unit:
 	$(MAKE) -C userspace unit
 
-check: $(BUILD)/kernels.mk
+check:
 	bash tests/run-all.sh
 
-demo: $(BUILD)/kernels.mk
+demo:
 	bash scripts/demo.sh
 
-bench: $(BUILD)/kernels.mk
+bench: deps
 	bash bench/run.sh
 
 clean:

@@ -464,6 +464,7 @@ static void index_failed(struct dmb_index *ix, const char *what, int r)
 out:
 	WRITE_ONCE(ix->state, DMB_STATE_FAIL);
 	ix->needs_check = true;
+	dmb_index_changed(ix);
 	wake_up_all(&ix->gc_wait);	/* gc messages waiting: no pass comes */
 	wake_up_all(&ix->wb.wait);	/* nor the end of a write-back pass */
 }
@@ -1071,6 +1072,7 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 	int r;
 
 	ix->users = 1;
+	dmb_events_init(ix);
 	ix->cache_dev = dc->cache_dev->bdev->bd_dev;
 	ix->origin_dev = dc->origin_dev->bdev->bd_dev;
 	ix->cache_bdev = dc->cache_dev->bdev;
@@ -1172,6 +1174,7 @@ int dmb_index_get(struct dmb_cache *dc)
 				ix->users++;
 				dc->ix = ix;
 				dc->cache_sb = ix->set.sb;
+				dmb_events_attach(dc);
 			}
 		}
 		mutex_unlock(&indexes_lock);
@@ -1193,6 +1196,7 @@ int dmb_index_get(struct dmb_cache *dc)
 	}
 	list_add(&ix->node, &indexes);
 	dc->ix = ix;
+	dmb_events_attach(dc);
 out:
 	mutex_unlock(&indexes_lock);
 	return r;
@@ -1204,6 +1208,7 @@ void dmb_index_put(struct dmb_cache *dc)
 
 	if (!ix)
 		return;
+	dmb_events_detach(dc);
 	mutex_lock(&indexes_lock);
 	if (!--ix->users) {
 		list_del(&ix->node);

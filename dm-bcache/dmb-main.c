@@ -7,7 +7,7 @@
  * parsed in dmb-ctr.c, status in dmb-status.c, messages in dmb-message.c,
  * and the on-disk format lives in core/, shared with the userspace tools.
  *
- * Version 1.4.0 caches, write-back included: the data path is dmb-io.c,
+ * It caches in every mode, write-back included: the data path is dmb-io.c,
  * the index and its worker dmb-index.c, the index itself core/set.c,
  * write-back dmb-writeback.c.
  */

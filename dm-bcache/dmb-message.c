@@ -50,6 +50,7 @@ static int set_cache_mode(struct dmb_cache *dc, const char *name)
 			      "dirty data in the cache: flush it first");
 	WRITE_ONCE(dc->mode, mode);
 	dmb_wb_tune(dc->ix, dc);
+	dmb_table_changed(dc);
 	return 0;
 }
 
@@ -75,6 +76,7 @@ static int detach_origin(struct dmb_cache *dc, bool force)
 	DMINFO("%s: detached from cache %s%s",
 	       dm_device_name(dm_table_get_md(dc->ti->table)), ix->name,
 	       force ? " (forced: dirty data dropped)" : "");
+	dmb_table_changed(dc);
 	return 0;
 }
 

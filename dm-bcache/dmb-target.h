@@ -164,6 +164,8 @@ struct dmb_writeback {
 struct dmb_index {
 	struct list_head node;		/* in the list of open indexes */
 	unsigned int users;
+	spinlock_t tables_lock;		/* tables: see dmb-events.c */
+	struct list_head tables;	/* struct dmb_cache, by ix_node */
 	dev_t cache_dev, origin_dev;
 	struct block_device *cache_bdev;
 	sector_t data_offset;
@@ -268,9 +270,18 @@ struct dmb_cache {
 	struct dmb_stats stats;
 
 	struct dmb_index *ix;		/* shared by every table on this cache */
+	struct list_head ix_node;	/* in ix->tables */
+	struct work_struct event_work;	/* raises this table's dm event */
 	spinlock_t stream_lock;
 	struct dmb_stream streams[DMB_STREAMS];
 };
+
+/* dmb-events.c */
+void dmb_events_init(struct dmb_index *ix);
+void dmb_events_attach(struct dmb_cache *dc);
+void dmb_events_detach(struct dmb_cache *dc);
+void dmb_table_changed(struct dmb_cache *dc);
+void dmb_index_changed(struct dmb_index *ix);
 
 /* dmb-ctr.c */
 int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv);

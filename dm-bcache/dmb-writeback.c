@@ -297,6 +297,8 @@ static void wb_work(struct work_struct *work)
 	seq = READ_ONCE(ix->dirty_seq);
 	smp_rmb();	/* the sequence, then the estimate; see above */
 	if (!bch_set_dirty_sectors(&ix->set)) {
+		if (!wb->was_clean)
+			dmb_index_changed(ix);	/* dirty -> clean */
 		wb->was_clean = true;
 		pass_end(ix, true, seq);
 		goto again;

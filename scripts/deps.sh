@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Install every Debian package the build, the tests, the demo and the
-# benchmarks need, resolving the exact kernel versions at install time.
+# Install what the tests, the demo and the benchmarks need on top of the
+# build's own dependencies (scripts/deps-build.sh, run first), resolving
+# the exact kernel versions at install time.  Only make check, make demo,
+# make bench and make lint run this; a plain make never does, so a server
+# that only builds gets no kernel images and no qemu.
 #
 # Kernels: Debian 12's default 6.1 series (whatever linux-image-amd64 points
 # at) and the newest 6.12 series in bookworm-security.  The chosen versions
@@ -18,12 +21,14 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
 pkgs_base=(
-	build-essential bc bison flex libelf-dev kmod cpio xz-utils zstd
+	cpio xz-utils zstd
 	busybox-static qemu-system-x86 dmsetup lvm2 fio bcache-tools
 	thin-provisioning-tools e2fsprogs util-linux sparse
-	clang libclang-rt-14-dev llvm valgrind perl python3 gnuplot-nox
-	linux-source-6.1
+	clang libclang-rt-14-dev llvm valgrind perl python3 python3-docutils
+	gnuplot-nox linux-source-6.1
 )
+
+bash "$top/scripts/deps-build.sh"
 
 need_update=1
 apt_update() {

@@ -4,8 +4,13 @@
 # Exits non-zero on any finding; prints what it found.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-kver=${1:?usage: lint.sh KVER}
 cd "$top"
+# Default: the 6.1 test kernel (scripts/deps.sh resolved it).
+if [ -z "${1:-}" ]; then
+	# shellcheck disable=SC1091
+	. <(sed 's/ := /=/' build/kernels.mk)
+fi
+kver=${1:-$KVER_61}
 
 fail=0
 files=$(find dm-bcache tests/vm/testwarn -name '*.[ch]' | sort)

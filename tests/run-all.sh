@@ -42,7 +42,8 @@ VM_TESTS=(module create-status data-raw data-backing table messages
 	cache-bypass cache-errors cache-wb-errors cache-wb-fail cache-wb-full wb-sustained cache-dead-backing
 	mainline-compat mainline-takeover demo
 	wb-bypass cache-races cache-policies cache-4k wb-backing
-	cache-data-errors cache-write-errors suspend-quiet)
+	cache-data-errors cache-write-errors suspend-quiet
+	events tools-in-use bucket-min)
 # The check of the kernel-log check: tests that read the kernel log get a
 # warning planted at their first klog_mark (dmb.plant=1); the klog-* tests
 # clear the log, flood it past its buffer, warn in the teardown.  All of

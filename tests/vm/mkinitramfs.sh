@@ -77,7 +77,10 @@ depmod -b "$stage" "$kver"
 
 # Our tools and the tests.
 mkdir -p "$stage/usr/local/bin" "$stage/tests"
-cp "$top"/build/user/bcache_* "$stage/usr/local/bin/"
+for t in "$top"/build/user/bcache_*; do
+	copy_binary "$t"
+	mv "$stage$t" "$stage/usr/local/bin/"
+done
 cp -r "$top/tests/vm/." "$stage/tests/"
 cp "$top/tests/vm/init" "$stage/init"
 # The benchmark's guest side (bench/run.sh boots it with dmb.run=).

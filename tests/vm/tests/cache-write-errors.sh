@@ -2,7 +2,7 @@
 # cache's metadata works: it is sent to the origin instead, its range
 # invalidated, and succeeds.  The cache is a dm device over vda; one
 # 4 KiB write-back write with FUA puts its key in the journal, and
-# bcache_dump --json (on the live cache) shows where its data went; the
+# bcache_dump --force --json (on the live cache) shows where its data went; the
 # rest of that open data bucket becomes an error-target hole.  The next
 # write-back writes land in the hole: each succeeds, counts in
 # cache_errors, is not dirty, reads back right and is on the origin; the
@@ -18,7 +18,7 @@ bucket=$(status_field dmb 2)
 
 # Block 0 with FUA: durable, key journalled.
 dd if=$DATA_DEV of=/dev/mapper/dmb bs=4k count=1 oflag=direct,sync status=none
-ptr=$(bcache_dump --json /dev/mapper/cdev |
+ptr=$(bcache_dump --force --json /dev/mapper/cdev 2>/dev/null |
 	grep -oE '"offset":8,"size":8,"dirty":true,"ptrs":\[\{"dev":0,"offset":[0-9]+' |
 	tail -n 1 | sed -E 's/.*"offset":([0-9]+)$/\1/')
 [ -n "$ptr" ] || fail "the journalled key of block 0 is not in the dump"

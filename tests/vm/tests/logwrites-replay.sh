@@ -84,7 +84,7 @@ check_point() {
 	local f=$1 out r
 	dmsetup create --concise "rsnap,,$SNAP_MINOR,,0 $BSEC snapshot /dev/mapper/replay $CACHE_DEV N 8;$(slice_spec r "$DM_MAJOR:$SNAP_MINOR" $((SNAP_MINOR + 1)))"
 	out=$(bcache_check /dev/mapper/rc) && r=0 || r=$?
-	if [ $r = 1 ] && ! echo "$out" | grep '^damage:' | grep -qv '^damage: journal-tail:'; then
+	if [ $r = 0 ] && echo "$out" | grep -q '^tolerated: journal-tail:'; then
 		tails=$((tails + 1))	# a torn newest entry: replay ignores it
 	elif [ $r != 0 ]; then
 		echo "$out"
