@@ -57,6 +57,7 @@ N_UNIT=70
 N_PROBE=11
 N_TOOLS=278
 N_CLI=104
+N_DOCS=$((3 + $(find docs/man -name '*.8' | wc -l)))
 N_BENCH_REPORT=15
 N_IMAGES=51	# check, dump, json, and 16 damage classes x 3, per image
 N_MUTATIONS=$(find tests/mutations -name '*.patch' | wc -l)
@@ -109,9 +110,11 @@ bash tests/tools/tools.sh >"$res/tools.txt" 2>&1
 expect tools/tools "$N_TOOLS" "$res/tools.txt" $?
 bash tests/tools/cli.sh >"$res/cli.txt" 2>&1
 expect tools/cli "$N_CLI" "$res/cli.txt" $?
+bash tests/tools/docs.sh >"$res/docs.txt" 2>&1
+expect tools/docs "$N_DOCS" "$res/docs.txt" $?
 bash tests/tools/bench-report.sh >"$res/bench-report.txt" 2>&1
 expect tools/bench-report "$N_BENCH_REPORT" "$res/bench-report.txt" $?
-grep -h -E '^FAIL' "$res/probe.txt" "$res/tools.txt" "$res/cli.txt" "$res/bench-report.txt" || true
+grep -h -E '^FAIL' "$res/probe.txt" "$res/tools.txt" "$res/cli.txt" "$res/docs.txt" "$res/bench-report.txt" || true
 step fuzz/check make -s -C userspace fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 
 for k in "${kernels[@]}"; do
