@@ -1,7 +1,7 @@
 # The fewest buckets a cache may have is one rule (core/format.h), the
 # mainline driver's: it refuses a cache of 512 buckets or fewer
 # (roundup_pow_of_two(nbuckets) >> 10 == 0).  make-bcache caches of 600
-# and of 512 4 KiB buckets are fed to the mainline driver, to the target
+# 4 KiB and of 512 8 KiB buckets are fed to the mainline driver, to the target
 # and to bcache_check, and all three agree: 600 works (the target caches
 # and verifies data on it), 512 is refused.  bcache_format agrees too.
 . /tests/lib.sh
@@ -11,7 +11,9 @@ wipe_head $CACHE_DEV
 wipe_head $ORIGIN_DEV
 len=$((64 * 2048))
 dmsetup create c600 --table "0 $((600 * 8)) linear $CACHE_DEV 0"
-dmsetup create c512 --table "0 $((512 * 8)) linear $CACHE_DEV 8192"
+# 512 buckets of 8 KiB: large enough for the constructor's size gate
+# (2052 KiB), so the superblock's bucket count is what is refused.
+dmsetup create c512 --table "0 $((512 * 16)) linear $CACHE_DEV 8192"
 
 cset_of() { bcache-super-show "$1" | awk '/^cset.uuid/ { print $2 }'; }
 
@@ -38,7 +40,7 @@ dmsetup remove dmb
 bcache_check -q /dev/mapper/c600 || fail "bcache_check after use"
 
 log "512 buckets: the mainline driver refuses it"
-make-bcache -C -b 4k /dev/mapper/c512 >/dev/null
+make-bcache -C -b 8k /dev/mapper/c512 >/dev/null
 echo 3 >/proc/sys/vm/drop_caches
 cset=$(cset_of /dev/mapper/c512)
 echo /dev/mapper/c512 >/sys/fs/bcache/register 2>/dev/null || true
@@ -57,7 +59,7 @@ last_dm_error | grep 'Cache superblock has fewer than 513 buckets' >/dev/null ||
 	fail "the target said: $(last_dm_error)"
 
 log "bcache_format: 513 buckets is the least it makes"
-out=$(bcache_format --wipe-bcache -b 4k -C /dev/mapper/c512 2>&1) && fail "bcache_format made 512 buckets"
+out=$(bcache_format --wipe-bcache -b 8k -C /dev/mapper/c512 2>&1) && fail "bcache_format made 512 buckets"
 echo "$out" | grep 'needs at least 513 buckets' >/dev/null || fail "bcache_format said: $out"
 bcache_format -q --wipe-bcache -b 4k -C /dev/mapper/c600 || fail "bcache_format of 600 buckets"
 bcache_check -q /dev/mapper/c600 || fail "bcache_check of our 600 buckets"
