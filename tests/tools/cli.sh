@@ -101,7 +101,7 @@ want() {
 	bcache_probe:small) echo "0|data_sectors: 2$|" ;;
 	bcache_probe:zero) echo "0|data_sectors: 131072|" ;;
 	bcache_probe:random) echo "0|data_sectors: 16384|" ;;
-	bcache_probe:ext4) echo "0|layout: raw|" ;;
+	bcache_probe:ext4) echo '0|note: the origin holds an ext4 file system \(label "data"\) with UUID [0-9a-f-]{36}; the cached device shows the same, so mount it by its dm name|' ;;
 	bcache_format:empty) echo "1|empty.img: device too small: a cache set needs at least 513 buckets|" ;;
 	bcache_format:small) echo "1|small.img: device too small: a cache set needs at least 513 buckets|" ;;
 	bcache_format:zero) echo "1|zero.img: 67108864 bytes hold 128 buckets of 512 KiB; use --bucket 64k or smaller|" ;;
@@ -156,6 +156,7 @@ quiet quiet/check-missing 2 bcache_check -q "$tmp/nothing.img"
 quiet quiet/dump 0 bcache_dump -q "$tmp/cache.img"
 quiet quiet/dump-json 0 bcache_dump -q --json "$tmp/cache.img"
 quiet quiet/probe 0 bcache_probe -q "$tmp/backing.img"
+quiet quiet/probe-note 0 bcache_probe -q "$tmp/ext4.img"
 quiet quiet/probe-refused 1 bcache_probe -q --layout backing "$tmp/zero.img"
 quiet quiet/format-refused 1 bcache_format -q -C "$tmp/ext4.img"
 cp "$tmp/zero.img" "$tmp/fmt.img"

@@ -309,7 +309,7 @@ static blkid_probe new_probe(struct bch_dev *d)
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
 					  BLKID_SUBLKS_USAGE |
-					  BLKID_SUBLKS_LABEL |
+					  BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
 					  BLKID_SUBLKS_MAGIC);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
@@ -355,6 +355,25 @@ int bch_dev_claim(struct bch_dev *d, bool force, bool wipe_bcache)
 out:
 	blkid_free_probe(pr);
 	return r;
+}
+
+bool bch_dev_signature(struct bch_dev *d, char *what, size_t len,
+		       char *uuid, size_t ulen)
+{
+	blkid_probe pr = new_probe(d);
+	const char *u = NULL;
+	bool found;
+
+	if (!pr)
+		return false;
+	found = blkid_do_safeprobe(pr) == 0;
+	if (found) {
+		signature_text(pr, what, len);
+		blkid_probe_lookup_value(pr, "UUID", &u, NULL);
+		snprintf(uuid, ulen, "%s", u ? u : "");
+	}
+	blkid_free_probe(pr);
+	return found;
 }
 
 int bch_dev_wipe(struct bch_dev *d)

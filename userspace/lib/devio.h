@@ -59,6 +59,14 @@ int bch_dev_claim(struct bch_dev *d, bool force, bool wipe_bcache);
  */
 int bch_dev_wipe(struct bch_dev *d);
 
+/*
+ * The signature libblkid finds on @d, described as bch_dev_claim() names
+ * it ("an ext4 file system (label "x")"), with its UUID if it has one.
+ * false when there is none (or the probe fails).
+ */
+bool bch_dev_signature(struct bch_dev *d, char *what, size_t len,
+		       char *uuid, size_t ulen);
+
 /* Whether @a and @b name the same device or file. */
 bool bch_same_file(const struct stat *a, const struct stat *b);
 

@@ -47,6 +47,8 @@ int main(int argc, char **argv)
 	struct bch_cli cli;
 	struct bch_dev d;
 	const char *err;
+	char sig[256], uuid[128];
+	bool have_sig;
 	u8 *buf;
 	u64 off, sectors;
 	int c, r;
@@ -99,6 +101,7 @@ int main(int argc, char **argv)
 	sectors = d.sectors;
 	bch_origin_probe((struct bch_sb_disk *)buf, d.sectors, d.lbs, &info);
 	bch_free(buf);
+	have_sig = bch_dev_signature(&d, sig, sizeof(sig), uuid, sizeof(uuid));
 	bch_dev_close(&d);
 	if (info.probe == BCH_PROBE_INVALID)
 		bch_out("superblock: invalid (%s)\n", info.invalid_reason);
@@ -116,5 +119,12 @@ int main(int argc, char **argv)
 	bch_out("layout: %s\ndata_offset: %llu\ndata_sectors: %llu\n",
 		bch_origin_layout_name(layout), (unsigned long long)off,
 		(unsigned long long)(sectors - off));
+	/*
+	 * Raw, the origin shows the cached device's own file system: a mount
+	 * by UUID or label could pick the origin, stale while data is dirty.
+	 */
+	if (layout == BCH_LAYOUT_RAW && have_sig)
+		bch_out("note: the origin holds %s%s%s; the cached device shows the same, so mount it by its dm name (/dev/mapper/...), not by UUID or label\n",
+			sig, uuid[0] ? " with UUID " : "", uuid);
 	return BCH_EXIT_OK;
 }

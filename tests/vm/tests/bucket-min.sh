@@ -4,6 +4,8 @@
 # 4 KiB and of 512 8 KiB buckets are fed to the mainline driver, to the target
 # and to bcache_check, and all three agree: 600 works (the target caches
 # and verifies data on it), 512 is refused.  bcache_format agrees too.
+# A blank (all-zero) device: bcache_check calls it blank (exit 0) and the
+# target formats it, after which both find a clean cache.
 . /tests/lib.sh
 load_module
 modprobe bcache
@@ -63,5 +65,14 @@ out=$(bcache_format --wipe-bcache -b 8k -C /dev/mapper/c512 2>&1) && fail "bcach
 echo "$out" | grep 'needs at least 513 buckets' >/dev/null || fail "bcache_format said: $out"
 bcache_format -q --wipe-bcache -b 4k -C /dev/mapper/c600 || fail "bcache_format of 600 buckets"
 bcache_check -q /dev/mapper/c600 || fail "bcache_check of our 600 buckets"
+
+log "a blank device: blank to the checker, formatted by the target"
+dd if=/dev/zero of=/dev/mapper/c600 bs=1M count=4 oflag=direct status=none 2>/dev/null || true
+out=$(bcache_check /dev/mapper/c600) || fail "bcache_check on a blank device: $out"
+echo "$out" | grep 'blank (sectors 0-15 are zero)' >/dev/null || fail "bcache_check said: $out"
+dmsetup create dmb --table "0 $len bcache /dev/mapper/c600 $ORIGIN_DEV 0"
+dmsetup remove dmb
+out=$(bcache_check /dev/mapper/c600) || fail "bcache_check after the target formatted: $out"
+echo "$out" | grep ' 0 damage findings' >/dev/null || fail "bcache_check said: $out"
 dmsetup remove c600
 dmsetup remove c512
