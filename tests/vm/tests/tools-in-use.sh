@@ -65,8 +65,10 @@ dmsetup remove dmb
 
 log "an image behind a loop device"
 dd if=/dev/zero of=/tmp/img bs=1M count=64 status=none
+modprobe loop
 loop=$(losetup -f)
-losetup "$loop" /tmp/img
+losetup "$loop" /tmp/img || fail "losetup $loop"
+[ -b "$loop" ] || fail "no loop device node $loop"
 refused 1 "/tmp/img: is read by loop device $loop; detach it" bcache_format -b 64k -C /tmp/img
 isum=$(sha256sum </tmp/img)
 dmsetup create over --table "0 $((64 * 2048)) linear $loop 0"
