@@ -25,6 +25,7 @@ pkgs_base=(
 	busybox-static qemu-system-x86 dmsetup lvm2 fio bcache-tools
 	thin-provisioning-tools e2fsprogs util-linux sparse
 	clang libclang-rt-14-dev llvm valgrind perl python3 python3-docutils groff-base
+	systemd udev
 	gnuplot-nox linux-source-6.1
 )
 

@@ -43,7 +43,7 @@ VM_TESTS=(module create-status data-raw data-backing table messages
 	mainline-compat mainline-takeover demo
 	wb-bypass cache-races cache-policies cache-4k wb-backing
 	cache-data-errors cache-write-errors suspend-quiet
-	events tools-in-use bucket-min)
+	events tools-in-use bucket-min boot-tab)
 # The check of the kernel-log check: tests that read the kernel log get a
 # warning planted at their first klog_mark (dmb.plant=1); the klog-* tests
 # clear the log, flood it past its buffer, warn in the teardown.  All of
@@ -56,7 +56,7 @@ KLOG_TESTS=(bad-tables cache-format data-backing mainline-cross
 N_UNIT=70
 N_PROBE=11
 N_TOOLS=278
-N_CLI=105
+N_CLI=120
 N_DOCS=$((3 + $(find docs/man -name '*.8' | wc -l)))
 N_BENCH_REPORT=15
 N_IMAGES=51	# check, dump, json, and 16 damage classes x 3, per image

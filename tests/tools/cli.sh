@@ -257,3 +257,28 @@ else
 	failc json/label-bytes "$(head -c 300 "$tmp/label.json")"
 fi
 run json/label-text 0 'label "q\\x22b\\x5cs\\x01\\xff\\xe9t"' "" -- bcache_dump "$tmp/label.img"
+
+# --- bcache_tab: its file's errors named with the line; the unit verifies -------
+run tab/none 2 'missing command' "" -- bcache_tab
+run tab/help 0 '^usage: bcache_tab' "" -- bcache_tab --help
+run tab/version 0 "^bcache_tab \(dm-bcache\) $version\$" "" -- bcache_tab -V
+run tab/badopt 2 "unrecognized option '--bogus'" "" -- bcache_tab --bogus list
+run tab/bad-command 2 "unknown command 'go'" "" -- bcache_tab -c "$tmp/zero.img" go
+run tab/missing 2 "nothing.tab: No such file or directory" "" -- bcache_tab -c "$tmp/nothing.tab" list
+run tab/dir 2 "dir: is a directory, not a file" "" -- bcache_tab -c "$tmp/dir" list
+printf '# nothing\n\n' >"$tmp/empty.tab"
+run tab/empty 0 '^$' "" -- bcache_tab -c "$tmp/empty.tab" start
+printf 'a /dev/x\n' >"$tmp/short.tab"
+run tab/short-line 2 "short.tab: line 1: want NAME CACHE ORIGIN" "" -- bcache_tab -c "$tmp/short.tab" list
+printf '# c\nb /dev/x /dev/y writeback,bogus\n' >"$tmp/opt.tab"
+run tab/bad-option 2 "line 2: option 'bogus' is not a mode" "" -- bcache_tab -c "$tmp/opt.tab" list
+printf 'd /dev/x /dev/y\nd /dev/z /dev/w\n' >"$tmp/dup.tab"
+run tab/duplicate 2 "line 2: name d also on line 1" "" -- bcache_tab -c "$tmp/dup.tab" list
+printf 'e %s %s writeback,sequential_cutoff=0\n' "$tmp/cache.img" "$tmp/backing.img" >"$tmp/files.tab"
+run tab/absent 1 "e: cache .*cache.img not present" "" -- bcache_tab -c "$tmp/files.tab" start
+run tab/unknown-name 1 "no entry f" "" -- bcache_tab -c "$tmp/files.tab" start f
+run tab/udev-usage 2 "udev: name exactly one device" "" -- bcache_tab -c "$tmp/files.tab" udev
+# The unit as installed, with the tool's path pointed at this build.
+sed "s|/usr/sbin/bcache_tab|$bin/bcache_tab|" "$top/userspace/boot/dm-bcache.service" >"$tmp/dm-bcache.service"
+out=$(systemd-analyze verify --man=no "$tmp/dm-bcache.service" 2>&1) && rc=0 || rc=$?
+if [ "$rc" = 0 ] && [ -z "$out" ]; then pass boot/unit-verify; else failc boot/unit-verify "rc=$rc: $out"; fi

@@ -39,6 +39,7 @@ bins=(
 	/usr/sbin/make-bcache /usr/sbin/bcache-super-show /usr/sbin/mke2fs
 	/usr/sbin/e2fsck /usr/sbin/blkdiscard /usr/sbin/blockdev /usr/bin/cmp
 	/usr/bin/timeout /usr/bin/sha256sum /usr/bin/dd /usr/bin/stat
+	/usr/bin/udevadm
 )
 for b in "${bins[@]}"; do copy_binary "$b"; done
 copy_file /lib64/ld-linux-x86-64.so.2
@@ -81,6 +82,11 @@ for t in "$top"/build/user/bcache_*; do
 	copy_binary "$t"
 	mv "$stage$t" "$stage/usr/local/bin/"
 done
+# Installed where a package puts them: the udev rules (which udevadm test
+# evaluates; no udevd runs) and bcache_tab at the path the rules name.
+mkdir -p "$stage/usr/lib/udev/rules.d"
+cp "$top/userspace/boot/69-dm-bcache.rules" "$stage/usr/lib/udev/rules.d/"
+ln -sf ../local/bin/bcache_tab "$stage/usr/sbin/bcache_tab"
 cp -r "$top/tests/vm/." "$stage/tests/"
 cp "$top/tests/vm/init" "$stage/init"
 # The benchmark's guest side (bench/run.sh boots it with dmb.run=).
