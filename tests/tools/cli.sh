@@ -237,6 +237,13 @@ if cmp -s -n $((4 << 20)) "$tmp/out.img" "$tmp/seed.data" &&
 else
 	failc export/data "the export is not the seeded data followed by the backing device's"
 fi
+# A refusal after OUTPUT is named leaves an existing OUTPUT alone: a
+# fresh pair whose backing device has no slot in the cache.
+truncate -s 64M "$tmp/c3.img" "$tmp/b3.img"
+"$bin/bcache_format" -q -b 64k -C "$tmp/c3.img" -B "$tmp/b3.img"
+head -c 1M /dev/urandom >"$tmp/keep.img"
+run export/refused-keeps-output 1 "BACKING has no slot in the cache's UUID table" "" -- \
+	bcache_export "$tmp/c3.img" "$tmp/b3.img" "$tmp/keep.img"
 run export/operands 2 "missing operands: CACHE BACKING OUTPUT" "" -- bcache_export "$tmp/cache.img" "$tmp/backing.img"
 
 # --- JSON for any label bytes -------------------------------------------------------

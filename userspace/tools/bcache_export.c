@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	u64 sectors = 0, area;
 	unsigned int flags = 0;
 	struct bch_cli cli;
-	struct bch_dev out;
+	struct bch_dev out = { .fd = -1 };
 	u8 *gens;
 	int c, slot, r;
 
@@ -249,10 +249,6 @@ int main(int argc, char **argv)
 	}
 	if (!sectors)
 		sectors = area;
-	r = open_output(&out, argv[optind + 2], sectors,
-			flags & BCH_OPEN_FORCE);
-	if (r)
-		return r;
 
 	gens = calloc(csb.nbuckets, 1);
 	if (!gens || bch_jscan_run(&cache.io, &csb, &g, &s, NULL, NULL) ||
@@ -273,6 +269,16 @@ int main(int argc, char **argv)
 			   le16_to_cpu(s.newest.btree_level), gens) ||
 	    bch_jscan_replay(&cache.io, &csb, &g, &s, replay_key, &t))
 		return die(BCH_EXIT_USAGE, "cannot load the index");
+	/* Last: a refusal above leaves an existing OUTPUT as it was. */
+	r = open_output(&out, argv[optind + 2], sectors,
+			flags & BCH_OPEN_FORCE);
+	if (r) {
+		bch_dev_close(&out);
+		bch_btree_free(&t);
+		bch_jscan_free(&s);
+		free(gens);
+		return r;
+	}
 	if (copy_out(&t, gens, slot, bsb.data_offset, sectors, out.fd) ||
 	    fsync(out.fd))
 		return die(BCH_EXIT_USAGE, "writing OUTPUT failed");
