@@ -55,15 +55,24 @@ expect_eq "bypassed writes" "$(status_field dmb 10)" 1
 expect_eq "read hits in passthrough" "$(status_field dmb 5)" 0
 dmsetup message dmb 0 cache_mode writethrough
 
+dmsetup remove dmb
+
 # STATUSTYPE_IMA: dm measures each table load (the VM boots with
 # ima_policy=critical_data); the measured buffer holds our IMA string.
+# IMA records a buffer only once per boot, and an earlier test may have
+# loaded this very table under the same name, so the device gets a name
+# no other load used and the check reads that name's entry.
+ima_name=ima-$(tr -dc 0-9a-f </proc/sys/kernel/random/uuid | cut -c1-12)
+dmsetup create "$ima_name" --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 0"
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
 m=/sys/kernel/security/ima/ascii_runtime_measurements
-ima=$(grep dm_table_load $m | tail -n 1 | awk '{ print $NF }' | xxd -r -p | tr -d '\0')
+ima=$(grep dm_table_load $m | awk '{ print $NF }' | while read -r hex; do
+	echo "$hex" | xxd -r -p | tr -d '\0'; echo; done | grep -F ";name=$ima_name,")
 log "ima: $ima"
+expect_eq "IMA entries for $ima_name" "$(echo "$ima" | grep -c .)" 1
 echo "$ima" | grep -q "target_name=bcache,target_version=1\.4\.0,cache_dev=$CACHE_MM,origin_dev=$ORIGIN_MM,cache_mode=writethrough,state=rw,origin_layout=raw,data_offset=0,block_size=1;" ||
 	fail "IMA measurement lacks the bcache status"
-dmsetup remove dmb
+dmsetup remove "$ima_name"
 
 # block_size 8 shows up as a 4 KiB logical block size.
 dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 2 block_size 8"
