@@ -121,6 +121,9 @@ for k in "${kernels[@]}"; do
 	step "build/$k" make -s module KVER="$k"
 	step "lint/$k" bash scripts/lint.sh "$k"
 done
+# The systemd boot test's root file system, built from this host's
+# packages and our tools; each kernel's boots get a copy.
+step vm/rootfs bash tests/vm/mkrootfs.sh "$top/build/vm/rootfs.img"
 
 # klog_verdicts KVER: the klog suite's results turned into whether each
 # planted warning was caught (a failure for exactly that reason) and the
@@ -174,7 +177,17 @@ for k in "${kernels[@]}"; do
 	echo "== write-back power cut, backing origin, on $k"
 	vm_suite "$k" wbbcut1 persist-wbb-write
 	KEEP_DISKS=1 vm_suite "$k" wbbcut2 persist-wbb-read
-	unset VM_REUSE
+	# Boot-time activation in a real systemd system: the first boot
+	# leaves dirty data and the configuration, the second boots systemd
+	# (dm-bcache.service, the udev rules, a mount by UUID), the third
+	# checks what its shutdown flushed.
+	echo "== systemd boot on $k"
+	export ROOT_IMG=$top/build/vm/$k/root.img
+	cp --sparse=always "$top/build/vm/rootfs.img" "$ROOT_IMG"
+	vm_suite "$k" sd1 boot-systemd-prep
+	KEEP_DISKS=1 VM_APPEND=dmb.root=/dev/vde vm_suite "$k" sd2 boot-systemd
+	KEEP_DISKS=1 vm_suite "$k" sd3 boot-systemd-after
+	unset VM_REUSE ROOT_IMG
 done
 
 # Mutants: the read path, write-back, invalidation and the checker broken

@@ -40,7 +40,8 @@ fi
 # slow under TCG; copying and comparing are not), vdd is where a test
 # leaves an image for the host (kept as export-SUITE.img).
 # KEEP_DISKS=1 boots the cache, origin and data disks of the previous run
-# again (after a test that ended its boot like a power cut).
+# again (after a test that ended its boot like a power cut).  ROOT_IMG=
+# adds that image as vde (the systemd boot's root file system).
 if [ "${KEEP_DISKS:-0}" = 1 ] && [ -e "$work/disk2.img" ]; then
 	rm -f "$work/disk3.img"
 else
@@ -57,7 +58,7 @@ start=$(date +%s)
 vm_boot "$kver" "$work/initrd.cpio" "$vm_timeout" \
 	"ima_policy=critical_data dmb.tests=$list dmb.timeout=$test_timeout dmb.keepdisks=${KEEP_DISKS:-0} ${VM_APPEND:-}" \
 	"$log" "$work/disk0.img,discard=unmap" "$work/disk1.img,discard=unmap" \
-	"$work/disk2.img,readonly=on" "$work/disk3.img"
+	"$work/disk2.img,readonly=on" "$work/disk3.img" ${ROOT_IMG:+"$ROOT_IMG"}
 qrc=$?
 mv "$work/disk3.img" "$work/export-$suite.img"
 echo "vm: $kver finished in $(($(date +%s) - start))s (qemu exit $qrc)"
