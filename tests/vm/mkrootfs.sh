@@ -67,6 +67,7 @@ cp /etc/passwd /etc/group "$stage/etc/"
 echo dmb-test >"$stage/etc/hostname"
 echo "/dev/vde / ext4 defaults 0 1" >"$stage/etc/fstab"
 rm -f "$out.key"
+mkdir -p "$(dirname "$out")"
 mke2fs -q -F -t ext4 -L dmb-root -d "$stage" "$out.tmp" 768M
 mv "$out.tmp" "$out"
 echo "$key" >"$out.key"
