@@ -12,7 +12,7 @@
 #include <linux/uuid.h>
 
 #include "dmb-target.h"
-#include "core/format.h"
+#include "core/mkfs/format.h"
 
 /*
  * The bucket size chosen for a blank cache aims at this many buckets; the

@@ -19,7 +19,6 @@
 #include <linux/blkdev.h>
 
 #include "dmb-target.h"
-#include "core/format.h"
 
 /* Smallest cache: the fewest buckets a set may have, of a page each. */
 #define DMB_MIN_CACHE_SECTORS (BCH_SET_MIN_NBUCKETS * BCH_PAGE_SECTORS)
@@ -159,7 +158,7 @@ static int parse_cache_dev(struct dmb_cache *dc, const char *path)
 }
 
 /*
- * Open the origin and apply the layout rule of core/origin.h.  Sector 8 is
+ * Open the origin and apply the layout rule of core/format/origin.h.  Sector 8 is
  * read only when the rule needs it, so origin_layout raw never reads it.
  */
 static int parse_origin_dev(struct dmb_cache *dc, const char *path)

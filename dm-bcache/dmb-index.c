@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The cache index in the target: opening the cache set at construction
- * (journal replay included, core/set.c), and the index worker, the one
+ * (journal replay included, core/set/set.c), and the index worker, the one
  * place the index changes.  Bio completions hand it finished
  * write-through writes and read-miss fills; the map path hands it writes
  * whose cached range must be invalidated and flushes.  It inserts their
@@ -16,8 +16,7 @@
 #include <linux/dm-io.h>
 
 #include "dmb-target.h"
-#include "core/array.h"
-#include "core/format.h"
+#include "core/util/array.h"
 
 #define DMB_JOURNAL_DELAY	msecs_to_jiffies(100)
 #define DMB_JOURNAL_BATCH	512	/* keys that journal at once */
@@ -25,7 +24,7 @@
 /*
  * Leaves one gc step visits: the worker goes back to inserting and
  * journalling between steps, so write completions never wait for more
- * than a step (core/set.h, bch_set_gc_step()).
+ * than a step (core/set/set.h, bch_set_gc_step()).
  */
 #define DMB_GC_STEP_LEAVES	1
 /*
@@ -109,7 +108,7 @@ static void wait_cache_io(void *ctx)
 }
 
 /*
- * The set's exclusive windows (core/set.h): the worker holds index_lock
+ * The set's exclusive windows (core/set/set.h): the worker holds index_lock
  * shared and takes it exclusive only around changes lookups could see.
  * Only the worker changes the set (work_mutex), so nothing changes in
  * the gap between dropping the shared hold and taking the exclusive one.
@@ -126,7 +125,7 @@ static void index_excl(void *ctx, bool on)
 	}
 }
 
-/* The allocator's lock (core/alloc.h): taken in one hook, dropped in the other. */
+/* The allocator's lock (core/alloc/alloc.h): taken in one hook, dropped in the other. */
 static void alloc_lock(void *ctx)
 	__acquires(&((struct dmb_index *)ctx)->alloc_lock)
 {

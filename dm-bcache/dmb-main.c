@@ -8,7 +8,7 @@
  * and the on-disk format lives in core/, shared with the userspace tools.
  *
  * It caches in every mode, write-back included: the data path is dmb-io.c,
- * the index and its worker dmb-index.c, the index itself core/set.c,
+ * the index and its worker dmb-index.c, the index itself core/set/set.c,
  * write-back dmb-writeback.c.
  */
 #include <linux/module.h>
@@ -16,8 +16,8 @@
 
 #include "dmb-target.h"
 #include "compat.h"
-#include "core/crc64.h"
-#include "core/version.h"
+#include "core/util/crc64.h"
+#include "core/util/version.h"
 
 static int dmb_iterate_devices(struct dm_target *ti,
 			       iterate_devices_callout_fn fn, void *data)

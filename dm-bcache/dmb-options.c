@@ -10,7 +10,7 @@
 #include <linux/ctype.h>
 
 #include "dmb-options.h"
-#include "core/origin.h"
+#include "core/format/origin.h"
 
 const char *const dmb_mode_names[DMB_NR_MODES] = {
 	[DMB_MODE_WRITEBACK] = "writeback",
@@ -44,7 +44,7 @@ const struct dmb_opt_desc dmb_opts[DMB_NR_OPTS] = {
 		.err_unsupported = "Cache mode is not supported yet",
 		.err_duplicate = "Conflicting cache modes",
 	},
-	/* auto | raw | backing: see core/origin.h */
+	/* auto | raw | backing: see core/format/origin.h */
 	[DMB_OPT_ORIGIN_LAYOUT] = {
 		.name = "origin_layout", NAMES(bch_origin_request_names),
 		.supported = true, ERRORS("origin_layout"),

@@ -10,7 +10,7 @@
  *   data offset
  *            where the origin's data starts: 0 for a raw origin, the
  *            superblock's data_offset when the origin carries a mainline
- *            bcache backing superblock (see core/origin.h)
+ *            bcache backing superblock (see core/format/origin.h)
  *   bypass   an I/O sent to the origin without touching the cache
  */
 #ifndef DM_BCACHE_TARGET_H
@@ -26,9 +26,9 @@
 #include "dmb-options.h"
 #include "dmb-stats.h"
 #include "dmb-op.h"
-#include "core/origin.h"
-#include "core/check.h"
-#include "core/set.h"
+#include "core/format/origin.h"
+#include "core/check/check.h"
+#include "core/set/set.h"
 
 #define DM_MSG_PREFIX "bcache"
 
@@ -183,7 +183,7 @@ struct dmb_index {
 	bool started;			/* index_start() succeeded */
 	u64 inode;			/* the origin's UUID slot */
 	struct rw_semaphore index_lock;
-	spinlock_t alloc_lock;		/* the allocator (core/alloc.h) */
+	spinlock_t alloc_lock;		/* the allocator (core/alloc/alloc.h) */
 	struct bch_key *jkeys;		/* inserted, not yet journalled */
 	u32 nr_jkeys, cap_jkeys;
 	u32 refills_since_gc;

@@ -3,7 +3,7 @@
  * Write-back: copying dirty data from the cache to the origin.
  *
  * One worker per index walks the index in origin order from a cursor and
- * takes the visible dirty pieces it finds (core/set.h,
+ * takes the visible dirty pieces it finds (core/set/set.h,
  * bch_set_dirty_scan()), as many as the rate allows.  Neighbouring pieces
  * join into runs of up to DMB_WB_RUN_SECTORS; each run is read from the
  * cache piece by piece and written to the origin in one I/O.  Then the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The core's layering (scripts/check-layers.py, and its self-test), then
 # checkpatch and sparse over the kernel sources (dm-bcache/, core/ included;
 # checkpatch also over the test-only target in tests/vm/testwarn).
 # Exits non-zero on any finding; prints what it found.
@@ -13,6 +14,9 @@ fi
 kver=${1:-$KVER_61}
 
 fail=0
+echo "lint: layers (scripts/check-layers.py)"
+python3 scripts/check-layers.py || fail=1
+python3 scripts/check-layers.py --self-test | grep -v '^PASS' && fail=1
 files=$(find dm-bcache tests/vm/testwarn -name '*.[ch]' | sort)
 echo "lint: checkpatch on $(echo "$files" | wc -l) files"
 for f in $files; do

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The index as a whole, measured: instructions per lookup and per insert
- * in a btree (core/btree.c) of @keys extents with the kernel's node
+ * in a btree (core/btree/btree.c) of @keys extents with the kernel's node
  * limits (256 KiB nodes).  The tree is built first, outside the
  * measurement; then @ops lookups of random cached sectors, or @ops
  * inserts of new extents into random gaps, run with callgrind's
@@ -16,11 +16,11 @@
 #include <string.h>
 #include <valgrind/callgrind.h>
 
-#include "btree.h"
+#include "btree/btree.h"
 #include "xorshift.h"
 
 #define NODE_SECTORS	512	/* 256 KiB, the constructor's default */
-#define KEY_BYTES	24	/* as core/set.c sizes a node's keys */
+#define KEY_BYTES	24	/* as core/set/set.c sizes a node's keys */
 
 static int no_placement(void *ctx, struct bch_key *key)
 {
@@ -30,7 +30,7 @@ static int no_placement(void *ctx, struct bch_key *key)
 }
 
 /*
- * What a commit does to the leaves in memory (core/btree_write.c): each
+ * What a commit does to the leaves in memory (core/btree/btree_write.c): each
  * leaf's open set is sealed, so the next inserts start a short new one.
  * The set layer commits every 2048 inserted keys; so does this.
  */

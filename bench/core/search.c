@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * In-node search, measured: how many instructions one lookup in a
- * sealed leaf set costs with the keyset's pivot index (core/keyset.c),
+ * sealed leaf set costs with the keyset's pivot index (core/btree/keyset.c),
  * against a plain binary search over the 72-byte keys (what the pivots
  * replace) and against an Eytzinger-ordered array of key ends (the
  * layout of the seeds' auxiliary search trees, without their compressed
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keyset.h"
+#include "btree/keyset.h"
 #include "xorshift.h"
 
 /* @n extents of 8 sectors with gaps, in inode 1, as one sealed set. */

@@ -7,7 +7,7 @@
 #ifndef BENCH_XORSHIFT_H
 #define BENCH_XORSHIFT_H
 
-#include "platform.h"
+#include "util/platform.h"
 
 static u64 rng = 0x2545f4914f6cdd1dULL;
 

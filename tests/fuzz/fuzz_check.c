@@ -17,9 +17,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "crc64.h"
-#include "check.h"
-#include "format.h"
+#include "util/crc64.h"
+#include "check/check.h"
+#include "mkfs/format.h"
 
 #define IMG_SECTORS (1024 * 8)
 

@@ -13,8 +13,8 @@
  */
 #include <unistd.h>
 
-#include "crc64.h"
-#include "check.h"
+#include "util/crc64.h"
+#include "check/check.h"
 #include "devio.h"
 
 #define PROG "bcache_damage"

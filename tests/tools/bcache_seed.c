@@ -7,25 +7,25 @@
  *
  * Copies MIB MiB from DATA-FILE into data buckets of CACHE, indexes them
  * as clean extents of the backing device's data area (inode 0, starting
- * at its data offset) in a btree built by core/btree.c and written by
- * core/node_io.c, records BACKING in UUID slot 0, names the new root in a
+ * at its data offset) in a btree built by core/btree/btree.c and written by
+ * core/btree/node_io.c, records BACKING in UUID slot 0, names the new root in a
  * new journal entry, and marks BACKING attached and clean.  The driver
  * then serves those sectors from the cache: since BACKING itself does not
  * hold that data, reading it back through /dev/bcacheN proves the index
  * was used.  With --journal the extents go into journal entries written
- * by core/journal_write.c instead, and the root stays empty: the driver
+ * by core/journal/journal_write.c instead, and the root stays empty: the driver
  * must replay them.  Exit codes: 0 done, 1 refused, 2 error.
  */
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "crc64.h"
-#include "btree.h"
-#include "check.h"
-#include "format.h"
-#include "journal_read.h"
-#include "journal_write.h"
-#include "node_io.h"
+#include "util/crc64.h"
+#include "btree/btree.h"
+#include "check/check.h"
+#include "mkfs/format.h"
+#include "journal/journal_read.h"
+#include "journal/journal_write.h"
+#include "btree/node_io.h"
 #include "devio.h"
 
 #define PROG "bcache_seed"

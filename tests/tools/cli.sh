@@ -4,7 +4,7 @@
 # a message naming the problem, and a checksum of every input taken before
 # and after proves that nothing was written where the tool refused (or
 # where it only reads).  Then the options every tool shares (--help,
-# --version from core/version.h, --quiet printing nothing), export's
+# --version from core/util/version.h, --quiet printing nothing), export's
 # output rules, format's signature rules and JSON for hostile labels.
 # Devices held by a live table are the VM test tools-in-use's.
 #
@@ -114,7 +114,7 @@ want() {
 }
 
 version=$(awk '/define DMB_VERSION_(MAJOR|MINOR|PATCH)/ { v = v (v == "" ? "" : ".") $3 } END { print v }' \
-	"$top/dm-bcache/core/version.h")
+	"$top/dm-bcache/core/util/version.h")
 for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export; do
 	for i in "${inputs[@]}"; do
 		IFS='|' read -r rc re writes <<<"$(want "$tool" "$i")"

@@ -68,7 +68,7 @@ def source_errors():
             errs.update(literals(m.group(1)))
     # What the constructor passes through from the core: the superblock
     # validation (cache and origin) and the origin layout choice.
-    for f in ("super.c", "origin.c"):
+    for f in ("format/super.c", "format/origin.c"):
         src = open(os.path.join(TOP, "dm-bcache", "core", f),
                    encoding="utf-8").read()
         errs.update(re.findall(r'return "([^"]+)";', src))

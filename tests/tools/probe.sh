@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bcache_probe on image files made by make-bcache: the same decisions as
-# the target (core/origin.h), the documented exit codes, and usage errors.
+# the target (core/format/origin.h), the documented exit codes, and usage errors.
 # Under ASan/UBSan, like the other tool tests: a sanitizer report fails
 # the case.  Prints "PASS|FAIL tools/probe/<case>" lines.
 set -u

@@ -7,7 +7,7 @@
 #ifndef DM_BCACHE_EXTENT_MODEL_H
 #define DM_BCACHE_EXTENT_MODEL_H
 
-#include "bkey.h"
+#include "format/bkey.h"
 
 #define MODEL_INODES	4
 #define MODEL_SECTORS	65536	/* the most any test uses */

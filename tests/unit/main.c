@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "crc64.h"
+#include "util/crc64.h"
 
 #define MAX_TESTS 512
 

@@ -3,7 +3,7 @@
 #ifndef DM_BCACHE_SB_FIXTURE_H
 #define DM_BCACHE_SB_FIXTURE_H
 
-#include "super.h"
+#include "format/super.h"
 
 /* The example cache superblock of docs/ondisk-format.md section 1.4. */
 void fixture_cache_sb(struct bch_sb_disk *d);

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "alloc.h"
-#include "format.h"
+#include "alloc/alloc.h"
+#include "mkfs/format.h"
 
 #define N	64
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Property test of the in-memory btree (core/btree.c) against the
+ * Property test of the in-memory btree (core/btree/btree.c) against the
  * per-sector model, with node limits small enough that a million random
  * inserts split leaves and interior nodes thousands of times and grow the
  * tree several levels: a point lookup after every insert, and every 65536
@@ -8,7 +8,7 @@
  * last child at its parent's key, every extent inside its leaf's range)
  * and a walk of every sector by lookup and next-boundary.
  *
- * Coalescing (core/btree_merge.c) gets the same treatment: rounds of
+ * Coalescing (core/btree/btree_merge.c) gets the same treatment: rounds of
  * random inserts with leaves sealed at random (so merges see keysets whose
  * newer sets mask older ones), wide invalidations that empty most of the
  * key space, and coalescing; before and after it the tree must answer as
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "btree.h"
+#include "btree/btree.h"
 #include "extent_model.h"
 
 #define SPAN 65536

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "check.h"
-#include "format.h"
-#include "journal_read.h"
+#include "check/check.h"
+#include "mkfs/format.h"
+#include "journal/journal_read.h"
 
 struct mem_dev {
 	u8 *data;

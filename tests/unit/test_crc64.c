@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "crc64.h"
+#include "util/crc64.h"
 
 UNIT_TEST(crc64_check_string)
 {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Property test of the extent run (core/extents.c) against the per-sector
+ * Property test of the extent run (core/btree/extents.c) against the per-sector
  * model: two million random inserts of extents and holes over four
  * inodes, with a lookup after each and a full comparison every 4096.
  */
 #include <stdlib.h>
 
 #include "unit.h"
-#include "extents.h"
+#include "btree/extents.h"
 #include "extent_model.h"
 
 #define SPAN 2048

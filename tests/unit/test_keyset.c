@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Property test of the in-memory leaf key log (core/keyset.c) against the
+ * Property test of the in-memory leaf key log (core/btree/keyset.c) against the
  * per-sector model: a million random inserts with sets sealed at random
  * intervals (so lookups cross up to four sets and compactions happen),
  * a point lookup after each insert, and every 2048 inserts a walk of all
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "keyset.h"
+#include "btree/keyset.h"
 #include "extent_model.h"
 
 #define SPAN 2048

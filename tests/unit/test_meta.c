@@ -7,13 +7,13 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "bkey.h"
-#include "bset.h"
-#include "crc64.h"
-#include "geometry.h"
-#include "jset.h"
-#include "prio.h"
-#include "uuid.h"
+#include "format/bkey.h"
+#include "format/bset.h"
+#include "util/crc64.h"
+#include "format/geometry.h"
+#include "format/jset.h"
+#include "format/prio.h"
+#include "format/uuid.h"
 
 /* Set UUID 11111111-2222-3333-4444-555555555555, as in the spec. */
 static void spec_geom(struct bch_geom *g, u32 bucket_size)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The origin layout rule of core/origin.h, case by case. */
+/* The origin layout rule of core/format/origin.h, case by case. */
 #include <string.h>
 
 #include "unit.h"
-#include "origin.h"
+#include "format/origin.h"
 #include "sb_fixture.h"
 
 static const char *decide(struct bch_sb_disk *d, enum bch_origin_request req,

@@ -32,9 +32,9 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "check.h"
-#include "format.h"
-#include "set.h"
+#include "check/check.h"
+#include "mkfs/format.h"
+#include "set/set.h"
 
 #define BUCKETS		1024
 #define BUCKET		128

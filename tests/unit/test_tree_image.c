@@ -10,13 +10,13 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "btree.h"
-#include "check.h"
-#include "format.h"
-#include "journal_read.h"
-#include "node_io.h"
-#include "btree_load.h"
-#include "journal_write.h"
+#include "btree/btree.h"
+#include "check/check.h"
+#include "mkfs/format.h"
+#include "journal/journal_read.h"
+#include "btree/node_io.h"
+#include "btree/btree_load.h"
+#include "journal/journal_write.h"
 
 #define BUCKETS		1024
 #define BUCKET		128		/* sectors: 64 KiB nodes */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "version.h"
+#include "util/version.h"
 
 static struct bch_cli *cur;
 

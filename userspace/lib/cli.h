@@ -2,7 +2,7 @@
 /*
  * The command-line convention every tool follows (thin-provisioning-tools'
  * and util-linux's): -h/--help prints the full usage and exits 0,
- * -V/--version prints the project version (core/version.h, the same
+ * -V/--version prints the project version (core/util/version.h, the same
  * number the module registers) and exits 0, -q/--quiet prints nothing at
  * all, usage errors exit 2 with a reason, and every number is validated
  * with its unit and range named in the refusal.
@@ -14,7 +14,7 @@
 #define DM_BCACHE_USER_CLI_H
 
 #include <getopt.h>
-#include "platform.h"
+#include "util/platform.h"
 
 /* Exit codes shared by every tool; each man page lists its own meaning. */
 enum {

@@ -9,7 +9,7 @@
 #define DM_BCACHE_USER_DEVIO_H
 
 #include <sys/stat.h>
-#include "platform.h"
+#include "util/platform.h"
 #include "cli.h"
 
 struct bch_dev {

@@ -11,8 +11,8 @@
  */
 #include <getopt.h>
 
-#include "crc64.h"
-#include "check.h"
+#include "util/crc64.h"
+#include "check/check.h"
 #include "devio.h"
 
 #define PROG "bcache_check"

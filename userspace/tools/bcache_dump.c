@@ -6,7 +6,7 @@
  * keys of those in the replay range, the prio/gen chain (buckets whose
  * prio or gen is not zero), the UUID table's used slots, and every btree
  * node with its bsets and keys in walk order.  For a backing device: its
- * superblock.  The walk is the checker's (core/check.c), so what is shown
+ * superblock.  The walk is the checker's (core/check/check.c), so what is shown
  * is what bcache_check judged; its findings are listed at the end.
  *
  * JSON strings escape every byte outside printable ASCII, and '"' and
@@ -18,8 +18,8 @@
  */
 #include <getopt.h>
 
-#include "crc64.h"
-#include "check.h"
+#include "util/crc64.h"
+#include "check/check.h"
 #include "devio.h"
 
 #define PROG "bcache_dump"

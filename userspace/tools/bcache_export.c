@@ -5,8 +5,8 @@
  *   bcache_export [--sectors N] CACHE BACKING OUTPUT
  *
  * The cache's index is read the way the target reads it: the prio chain
- * gives the gens, the btree is loaded (core/btree_load.c) and the journal
- * entries of the replay range are replayed into it (core/journal_read.c).
+ * gives the gens, the btree is loaded (core/btree/btree_load.c) and the journal
+ * entries of the replay range are replayed into it (core/journal/journal_read.c).
  * Then every sector of BACKING's data area comes from the cache where a
  * live extent of BACKING's UUID slot holds it (dirty data included), and
  * from BACKING itself elsewhere.  OUTPUT (a file or device) receives the
@@ -27,13 +27,13 @@
 #include <getopt.h>
 #include <unistd.h>
 
-#include "crc64.h"
-#include "btree_load.h"
-#include "check.h"
-#include "format.h"
-#include "journal_read.h"
-#include "prio_read.h"
-#include "uuid.h"
+#include "util/crc64.h"
+#include "btree/btree_load.h"
+#include "check/check.h"
+#include "mkfs/format.h"
+#include "journal/journal_read.h"
+#include "alloc/prio_read.h"
+#include "format/uuid.h"
 #include "devio.h"
 
 #define PROG "bcache_export"

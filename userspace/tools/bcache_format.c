@@ -22,10 +22,10 @@
 #include <getopt.h>
 #include <unistd.h>
 
-#include "crc64.h"
-#include "format.h"
+#include "util/crc64.h"
+#include "mkfs/format.h"
 #include "devio.h"
-#include "version.h"
+#include "util/version.h"
 
 #define PROG "bcache_format"
 #define MAX_BDEVS 16

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bcache_probe: say what the bcache target would decide about an origin,
- * using the same rule (core/origin.h) as the module's constructor.
+ * using the same rule (core/format/origin.h) as the module's constructor.
  *
  *   bcache_probe [--layout auto|raw|backing] DEVICE-OR-IMAGE
  *
@@ -10,9 +10,9 @@
  * Exit codes: 0 usable, 1 the target would refuse it, 2 usage error, the
  * device is in use (see --force) or cannot be read.
  */
-#include "crc64.h"
-#include "format.h"
-#include "origin.h"
+#include "util/crc64.h"
+#include "mkfs/format.h"
+#include "format/origin.h"
 #include "devio.h"
 
 #define PROG "bcache_probe"

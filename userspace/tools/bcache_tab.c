@@ -25,9 +25,9 @@
 #include <sys/wait.h>
 #include <linux/fs.h>
 
-#include "crc64.h"
-#include "format.h"
-#include "origin.h"
+#include "util/crc64.h"
+#include "mkfs/format.h"
+#include "format/origin.h"
 #include "devio.h"
 
 #define PROG "bcache_tab"

@@ -1,4 +1,4 @@
-# The fewest buckets a cache may have is one rule (core/format.h), the
+# The fewest buckets a cache may have is one rule (core/format/geometry.h), the
 # mainline driver's: it refuses a cache of 512 buckets or fewer
 # (roundup_pow_of_two(nbuckets) >> 10 == 0).  make-bcache caches of 600
 # 4 KiB and of 512 8 KiB buckets are fed to the mainline driver, to the target

@@ -1,11 +1,11 @@
 # Our writers -> the mainline driver.  bcache_seed (tests/tools/) copies
 # 48 MiB of the reference data into a bcache_format cache and indexes it
-# with core/btree.c and core/node_io.c (4 KiB extents, a two-level tree),
+# with core/btree/btree.c and core/btree/node_io.c (4 KiB extents, a two-level tree),
 # records the origin in the UUID table and names the root in a new journal
 # entry.  The origin itself holds zeros.  The mainline driver registers
 # the pair and must serve the reference data from the cache, as hits;
 # bcache_check is clean before and after.  Then the same with the extents
-# only in journal entries written by core/journal_write.c, which the
+# only in journal entries written by core/journal/journal_write.c, which the
 # driver must replay.
 . /tests/lib.sh
 modprobe bcache

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Writing the journal; see journal_write.h. */
+#include "journal/journal_write.h"
+
+int bch_jwriter_open(struct bch_jwriter *w, const struct bch_meta_io *io,
+		     const struct bch_sb *sb, const struct bch_geom *g,
+		     const struct bch_jscan *s)
+{
+	u32 i, newest_ring = 0;
+
+	memset(w, 0, sizeof(*w));
+	if (!s->have_newest || !sb->keys)
+		return -EINVAL;
+	w->bucket_max_seq = bch_zalloc(sb->keys * sizeof(u64));
+	if (!w->bucket_max_seq)
+		return -ENOMEM;
+	for (i = 0; i < s->nr; i++) {
+		const struct bch_jentry *e = &s->e[i];
+
+		if (!e->valid)
+			continue;
+		if (e->seq > w->bucket_max_seq[e->ring])
+			w->bucket_max_seq[e->ring] = e->seq;
+		if (e->seq == s->newest_seq)
+			newest_ring = e->ring;
+	}
+	w->io = io;
+	w->sb = sb;
+	w->g = g;
+	w->head = s->newest;
+	w->seq = s->newest_seq + 1;
+	w->last_seq = le64_to_cpu(s->newest.last_seq);
+	w->ring = (newest_ring + 1) % sb->keys;
+	w->block = 0;
+	/* The fresh bucket must not hold anything replay needs. */
+	if (w->bucket_max_seq[w->ring] >= w->last_seq) {
+		bch_jwriter_close(w);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+void bch_jwriter_close(struct bch_jwriter *w)
+{
+	bch_free(w->bucket_max_seq);
+	w->bucket_max_seq = NULL;
+}
+
+void bch_jwriter_set_root(struct bch_jwriter *w, const struct bch_key *root,
+			  u32 level)
+{
+	memset(w->head.btree_root, 0, sizeof(w->head.btree_root));
+	bch_key_encode(root, w->head.btree_root);
+	w->head.btree_level = cpu_to_le16(level);
+}
+
+/* Move to the next bucket if it holds nothing replay still needs. */
+static int next_bucket(struct bch_jwriter *w)
+{
+	u32 next = (w->ring + 1) % w->sb->keys;
+
+	if (w->bucket_max_seq[next] >= w->last_seq)
+		return -ENOSPC;
+	w->ring = next;
+	w->block = 0;
+	return 0;
+}
+
+int bch_jwriter_write(struct bch_jwriter *w, const struct bch_key *keys,
+		      u32 n)
+{
+	size_t block = (size_t)w->g->block_sectors * 512;
+	u32 bucket_blocks = w->g->kg.bucket_size / w->g->block_sectors;
+	u32 room_blocks, max_bytes, taken = 0, u64s = 0, blocks, i;
+	struct bch_jset_disk *j;
+	int r;
+
+	if (bucket_blocks - w->block < DIV_ROUND_UP(sizeof(*j) +
+			BCH_KEY_MAX_U64S * 8, block)) {
+		r = next_bucket(w);
+		if (r)
+			return r;
+	}
+	room_blocks = bucket_blocks - w->block;
+	max_bytes = min_t(size_t, (size_t)room_blocks * block,
+			  BCH_JSET_MAX_BYTES);
+	while (taken < n && sizeof(*j) + 8 * (size_t)(u64s +
+	       bch_key_u64s(&keys[taken])) <= max_bytes)
+		u64s += bch_key_u64s(&keys[taken++]);
+	if (!taken && n)
+		return -ENOSPC;		/* cannot happen: room checked above */
+
+	blocks = DIV_ROUND_UP(sizeof(*j) + 8 * (size_t)u64s, block);
+	j = bch_zalloc((size_t)blocks * block);
+	if (!j)
+		return -ENOMEM;
+	*j = w->head;
+	j->magic = cpu_to_le64(w->g->jset_magic);
+	j->seq = cpu_to_le64(w->seq);
+	j->last_seq = cpu_to_le64(w->last_seq);
+	j->version = cpu_to_le32(BCH_JSET_VERSION);
+	j->keys = cpu_to_le32(u64s);
+	for (u64s = 0, i = 0; i < taken; i++)
+		u64s += bch_key_encode(&keys[i], j->d + u64s);
+	j->csum = cpu_to_le64(bch_jset_csum(j));
+	r = w->io->write(w->io->ctx,
+			 bch_bucket_sector(w->g, w->sb->d[w->ring]) +
+			 (u64)w->block * w->g->block_sectors,
+			 j, (size_t)blocks * block);
+	bch_free(j);
+	if (r)
+		return r;
+	w->bucket_max_seq[w->ring] = w->seq++;
+	w->block += blocks;
+	return taken;
+}
