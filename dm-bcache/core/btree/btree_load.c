@@ -117,6 +117,13 @@ static int load_node(struct loader *l, struct bch_bnode *n)
 	n->written = info.written;
 	if (!r && n->level)
 		r = load_children(l, &nk);
+	/*
+	 * An interior node needs a child for every position: one without
+	 * any (no keys, or none live) is damage the checker reports, and
+	 * a lookup in it would find no child to descend to.
+	 */
+	if (!r && n->level && !n->nr_child)
+		r = -EIO;
 	bch_free(nk.v);
 	return r;
 }

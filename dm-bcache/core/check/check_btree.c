@@ -249,8 +249,13 @@ static int walk_children(struct walk *w)
 		lo_offset = p.live->low;
 		reached = !bch_key_cmp(p.live, w->nk);
 	}
-	if (reached || !w->nr_kids)
+	if (reached)
 		return 0;
+	if (!w->nr_kids) {
+		bch_chk_damage(c, BCH_DMG_NODE,
+			       "%s: interior node without child pointers", where);
+		return 0;
+	}
 	if (stale_end && !bch_key_cmp(stale_end, w->nk)) {
 		u64 b = bch_ptr_bucket(&c->g, stale_end->ptr[0]);
 
