@@ -1139,7 +1139,8 @@ UNIT_TEST(set_refill_yield_none_ready)
 	/* Plenty is free: a full batch, not one that looks short. */
 	CHECK(refill_none_ready(&s, batch) == batch);
 
-	/* Data takes all but the reserve, metadata the reserve. */
+	/* Data takes all but the reserve, nodes the reserve but the prio
+	 * chain's part. */
 	while (bch_alloc_data(&s.a, BUCKET, &ptr, false) > 0)
 		;
 	x = bch_ptr_bucket(&s.g, ptr);
@@ -1147,11 +1148,40 @@ UNIT_TEST(set_refill_yield_none_ready)
 	gen = s.a.gens[x];
 	while (!bch_alloc_meta(&s.a, &b))
 		meta++;
-	CHECK(meta == s.a.reserve);
+	CHECK(meta == s.a.reserve - s.a.prio_reserve);
+	CHECK(s.a.prio_reserve == s.g.nr_prio_buckets);
+	while (!bch_alloc_prio(&s.a, &b))
+		;
 
 	/* Everything reclaimable: the free buckets and the data ones. */
 	CHECK(refill_none_ready(&s, BUCKETS) > batch);
 	CHECK(s.a.gens[x] == (u8)(gen + 1));
+	bch_set_close(&s);
+	free(d.data);
+}
+
+/*
+ * Nodes take every bucket they may: a refill can still write its prio
+ * chain, so a commit that ran out of node buckets refills and goes on
+ * instead of failing the cache.
+ */
+UNIT_TEST(set_refill_after_nodes_took_all)
+{
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	u64 ptr, b;
+
+	fresh(&s, &d, &sb, 0);
+	CHECK(!bch_set_refill(&s, BUCKETS));	/* a fresh set has none ready */
+	while (bch_alloc_data(&s.a, BUCKET, &ptr, false) > 0)
+		;
+	while (!bch_alloc_meta(&s.a, &b))
+		;
+	CHECK(s.a.nr_ready == s.g.nr_prio_buckets);
+	CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
+	CHECK(!bch_alloc_meta(&s.a, &b));
+	CHECK(!bch_set_commit(&s));
 	bch_set_close(&s);
 	free(d.data);
 }

@@ -16,6 +16,7 @@ int bch_alloc_init(struct bch_alloc *a, const struct bch_geom *g,
 	a->nbuckets = n;
 	a->policy = policy;
 	a->reserve = reserve;
+	a->prio_reserve = min_t(u32, reserve, g->nr_prio_buckets);
 	a->open = n;
 	a->rng = bch_random_u64() | 1;
 	a->gens = bch_zalloc(n);
@@ -382,11 +383,11 @@ void bch_alloc_commit(struct bch_alloc *a)
 	unlock(a);
 }
 
-static int take_meta(struct bch_alloc *a, u64 *bucket)
+static int take_meta(struct bch_alloc *a, u64 *bucket, u32 floor)
 {
 	u64 i;
 
-	if (a->nr_ready) {
+	if (a->nr_ready > floor) {
 		*bucket = a->ready[--a->nr_ready];
 	} else {
 		for (i = 0; i < a->nr_pending; i++)
@@ -407,7 +408,17 @@ int bch_alloc_meta(struct bch_alloc *a, u64 *bucket)
 	int r;
 
 	lock(a);
-	r = take_meta(a, bucket);
+	r = take_meta(a, bucket, a->prio_reserve);
+	unlock(a);
+	return r;
+}
+
+int bch_alloc_prio(struct bch_alloc *a, u64 *bucket)
+{
+	int r;
+
+	lock(a);
+	r = take_meta(a, bucket, 0);
 	unlock(a);
 	return r;
 }

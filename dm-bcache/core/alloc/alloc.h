@@ -29,7 +29,7 @@
  * estimate between two counts errs high, which only delays reclaiming.
  * See bch_alloc_count_begin() for why the count itself never errs low.
  *
- * Locking: bch_alloc_meta(), _release(), _commit(), _data(),
+ * Locking: bch_alloc_meta(), _prio(), _release(), _commit(), _data(),
  * _dirty_done() and _cleaned() may run concurrently with each other (the
  * target allocates data in its map function while its index worker
  * writes metadata); they take the optional lock the caller supplies.
@@ -80,6 +80,7 @@ struct bch_alloc {
 	u64 *pending;
 	u64 nr_ready, nr_pending;
 	u32 reserve;		/* READY buckets only metadata may take */
+	u32 prio_reserve;	/* of those, what only a prio chain may take */
 	u64 open;		/* data write point, or nbuckets: none */
 	u32 open_used;		/* sectors written in it */
 	u64 hand;		/* fifo position */
@@ -188,9 +189,13 @@ void bch_alloc_commit(struct bch_alloc *a);
  * A whole bucket for metadata: a READY one, or else a PENDING one that
  * held no live data (nothing can read its old contents, and a pointer
  * newer than the persisted gen is adopted by the recovery rule).
- * 0 or -ENOSPC.
+ * 0 or -ENOSPC.  bch_alloc_meta() (nodes, the UUID table) leaves the
+ * last prio_reserve READY buckets alone: they are for the prio chain a
+ * refill writes (bch_alloc_prio()), without which no refill, and so no
+ * commit, could ever succeed again (mainline's RESERVE_PRIO).
  */
 int bch_alloc_meta(struct bch_alloc *a, u64 *bucket);
+int bch_alloc_prio(struct bch_alloc *a, u64 *bucket);
 
 /* Metadata @bucket is no longer referenced (a replaced node, old prios). */
 void bch_alloc_release(struct bch_alloc *a, u64 bucket);

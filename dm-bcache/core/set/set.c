@@ -410,7 +410,7 @@ static int write_prios(struct bch_set *s)
 	if (!chain)
 		return -ENOMEM;
 	for (i = 0, r = 0; i < g->nr_prio_buckets && !r; i++)
-		r = bch_alloc_meta(&s->a, &chain[i]);
+		r = bch_alloc_prio(&s->a, &chain[i]);
 	if (r) {
 		while (--i > 0)
 			bch_alloc_release(&s->a, chain[i - 1]);
