@@ -45,7 +45,7 @@ module:
 		echo "  install linux-headers-$(KVER) (make deps-build does), or give KVER="; exit 1; }
 	rm -rf $(KMOD_DIR) && mkdir -p $(KMOD_DIR)
 	cp -a dm-bcache/. $(KMOD_DIR)/
-	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) W=1 modules
+	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) W=1 KCFLAGS=-Werror modules
 
 userspace:
 	$(MAKE) -C userspace

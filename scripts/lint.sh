@@ -17,6 +17,10 @@ fail=0
 echo "lint: layers (scripts/check-layers.py)"
 python3 scripts/check-layers.py || fail=1
 python3 scripts/check-layers.py --self-test | grep -v '^PASS' && fail=1
+if grep -n -e '^[^#]*-Werror' dm-bcache/Kbuild; then
+	echo "lint: dm-bcache/Kbuild sets -Werror; the project's Makefile adds it"
+	fail=1
+fi
 files=$(find dm-bcache tests/vm/testwarn -name '*.[ch]' | sort)
 echo "lint: checkpatch on $(echo "$files" | wc -l) files"
 for f in $files; do
