@@ -9,6 +9,20 @@
 
 #include <linux/version.h>
 #include <linux/blkdev.h>
+#include <linux/device-mapper.h>
+
+/*
+ * Was the table loaded for writing?  6.5 replaced fmode_t with blk_mode_t
+ * and FMODE_WRITE with BLK_OPEN_WRITE (a macro, so its presence tells).
+ */
+static inline bool dmb_table_writable(struct dm_target *ti)
+{
+#ifdef BLK_OPEN_WRITE
+	return dm_table_get_mode(ti->table) & BLK_OPEN_WRITE;
+#else
+	return dm_table_get_mode(ti->table) & FMODE_WRITE;
+#endif
+}
 
 /*
  * blk_limits_io_min() was removed in 6.11; raising io_min directly is what

@@ -120,14 +120,15 @@ static int format_cache(struct dmb_cache *dc, void *area)
 static int check_cache(struct dmb_cache *dc);
 
 /*
- * The table against an existing superblock, before anything is written:
+ * The table against an existing superblock (read from the device, or the
+ * live index's a reload shares), before anything is written:
  * bucket_size, where given, must match; the target's block size (its
  * logical block size) may be larger than the cache's block size but not
  * smaller, as the mainline driver refuses a backing device whose block
  * size is smaller than its cache's.  Without block_size or a backing
  * superblock, the target takes the cache's block size if it is larger.
  */
-static int match_geometry(struct dmb_cache *dc)
+int dmb_cache_match_geometry(struct dmb_cache *dc)
 {
 	struct dm_target *ti = dc->ti;
 	struct bch_sb *sb = &dc->cache_sb;
@@ -245,7 +246,7 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 		r = -EINVAL;
 		goto out;
 	}
-	r = match_geometry(dc);
+	r = dmb_cache_match_geometry(dc);
 	if (r)
 		goto out;
 	if (!(dc->cache_sb.flags & BCH_CACHE_SYNC)) {

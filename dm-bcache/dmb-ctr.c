@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/blkdev.h>
 
+#include "compat.h"
 #include "dmb-target.h"
 
 /* Smallest cache: the fewest buckets a set may have, of a page each. */
@@ -270,6 +271,16 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	if (argc < 3) {
 		ti->error = "Not enough arguments";
+		return -EINVAL;
+	}
+	/*
+	 * Opening a cache writes: a blank one is formatted, a make-bcache
+	 * one gets its set, the journal is replayed and committed, a
+	 * backing origin's superblock records the attachment.  A table
+	 * loaded read-only must write nothing, so it is refused.
+	 */
+	if (!dmb_table_writable(ti)) {
+		ti->error = "Read-only tables are not supported";
 		return -EINVAL;
 	}
 	dc = kzalloc(sizeof(*dc), GFP_KERNEL);

@@ -459,6 +459,7 @@ static void index_failed(struct dmb_index *ix, const char *what, int r)
 		DMERR("cache %s: cannot mark the cache untrusted; check it before use",
 		      ix->name);
 	kfree(sb);
+	ix->origin_only = true;
 	origin_detach(ix);
 out:
 	WRITE_ONCE(ix->state, DMB_STATE_FAIL);
@@ -625,7 +626,7 @@ static void index_work(struct work_struct *work)
 	LIST_HEAD(resend);
 	LIST_HEAD(fills);
 	unsigned int noio = memalloc_noio_save();
-	bool sync_journal, ok, insert, failed, dirty = false;
+	bool sync_journal, ok, insert, failed, lost, dirty = false;
 	int r = 0;
 
 	spin_lock_irq(&ix->lock);
@@ -672,10 +673,19 @@ static void index_work(struct work_struct *work)
 		}
 		if (!ok || r)
 			continue;
+		/*
+		 * Write-through: keys if all went well, else the range is
+		 * invalidated (the origin has the data, the cache may not)
+		 * -- but not when the write itself failed over dirty data:
+		 * the write fails, and the dirty data stays the range's last
+		 * acknowledged contents, as for dmb_origin_then_invalidate().
+		 */
 		r = index_pieces(ix, io->span.start, io->piece, io->piece_len,
 				 io->nr_pieces,
 				 !dmb_span_end(ix, &io->span) && !io->op.status &&
-				 !READ_ONCE(io->cache_error), true, false);
+				 !READ_ONCE(io->cache_error),
+				 !(io->op.status && (io->flags & DMB_IO_OVER_DIRTY)),
+				 false);
 		r = min(r, 0);
 	}
 	bio_list_for_each(bio, &inval) {
@@ -711,6 +721,16 @@ static void index_work(struct work_struct *work)
 	}
 	if (ix->state == DMB_STATE_RW)
 		maintain(ix);
+	/*
+	 * A write completes successfully only once what makes it visible
+	 * afterwards holds: its keys or its invalidation, in a journal that
+	 * will be written.  Once the index has failed, nothing more is
+	 * journalled, so unless the origin alone is the truth from now on
+	 * (the cache failed without dirty data) this run's writes fail: the
+	 * next table would serve the older keys over them, and write-back
+	 * would copy older dirty data over them.
+	 */
+	lost = ix->state != DMB_STATE_RW && !ix->origin_only;
 	up_read(&ix->index_lock);
 	mutex_unlock(&ix->work_mutex);
 	memalloc_noio_restore(noio);
@@ -720,12 +740,18 @@ static void index_work(struct work_struct *work)
 
 		dmb_span_end(ix, &io->span);	/* if the cache was off */
 		b->bi_status = io->op.status;
+		if (lost && !b->bi_status)
+			b->bi_status = BLK_STS_IOERR;
 		bio_endio(b);
 	}
 	list_for_each_entry_safe(io, tmp, &resend, list)
 		dmb_origin_then_invalidate(io->dc, io, io->span.start);
-	while ((bio = bio_list_pop(&inval)))
-		submit_to_origin(bio);
+	while ((bio = bio_list_pop(&inval))) {
+		if (lost)
+			bio_io_error(bio);
+		else
+			submit_to_origin(bio);
+	}
 	/*
 	 * A failed cache with dirty data cannot make it durable any more
 	 * (some may never have reached the journal): flushes say so.
@@ -1168,11 +1194,14 @@ int dmb_index_get(struct dmb_cache *dc)
 			dc->ti->error = "Cache device in use with another origin";
 			r = -EBUSY;
 		} else {
-			r = refuse_passthrough(dc, ix);
+			/* A reload: the same rules as a first open. */
+			dc->cache_sb = ix->set.sb;
+			r = dmb_cache_match_geometry(dc);
+			if (!r)
+				r = refuse_passthrough(dc, ix);
 			if (!r) {
 				ix->users++;
 				dc->ix = ix;
-				dc->cache_sb = ix->set.sb;
 				dmb_events_attach(dc);
 			}
 		}

@@ -413,10 +413,12 @@ static bool write_cache(struct dmb_cache *dc, struct dmb_io *io,
 		io->flags |= DMB_IO_DIRTY;
 	dmb_stats_inc(&dc->stats, dirty ? DMB_WRITE_HIT : DMB_WRITE_MISS);
 	dmb_op_init(&io->op, dmb_index_write_done);
+	if (!dirty && over_dirty(dc, sector, sectors))
+		io->flags |= DMB_IO_OVER_DIRTY;
 	if (!dirty)
 		submit_clone(dc, io, dc->origin_dev->bdev, sector, 0, 0,
-			     origin_clone_end, over_dirty(dc, sector, sectors) ?
-			     REQ_FUA : 0);
+			     origin_clone_end,
+			     io->flags & DMB_IO_OVER_DIRTY ? REQ_FUA : 0);
 	for (i = 0, done = 0; i < io->nr_pieces; done += io->piece_len[i++])
 		submit_clone(dc, io, dc->cache_dev->bdev,
 			     bch_ptr_offset(io->piece[i]), done,

@@ -103,6 +103,7 @@ struct dmb_io {
 #define DMB_IO_DIRTY		BIT(2)	/* a write-back write, to the cache only */
 #define DMB_IO_DIRTY_HIT	BIT(3)	/* a hit on data only the cache holds */
 #define DMB_IO_ORIGIN_FIRST	BIT(4)	/* to the origin, then invalidate */
+#define DMB_IO_OVER_DIRTY	BIT(5)	/* a write-through write over dirty data */
 
 /* A device the constructor reads and writes metadata on, over dm-io. */
 struct dmb_meta_dev {
@@ -177,6 +178,13 @@ struct dmb_index {
 	bool origin_backing;
 	enum dmb_state state;
 	bool needs_check;
+	/*
+	 * Failed without dirty data: the origin alone holds everything and
+	 * the cache is marked untrusted (or, if its superblock could not be
+	 * written, the log says it must be wiped before reuse), so a write
+	 * needs no index change to stay visible.  Under work_mutex.
+	 */
+	bool origin_only;
 
 	struct bch_set set;
 	bool set_open;
@@ -304,6 +312,7 @@ void dmb_meta_dev_exit(struct dmb_meta_dev *m);
 
 /* dmb-cache-meta.c */
 int dmb_cache_meta_open(struct dmb_cache *dc);
+int dmb_cache_match_geometry(struct dmb_cache *dc);
 
 /* dmb-index.c */
 int dmb_index_init(void);

@@ -39,6 +39,20 @@ write_data() {
 		conv=fsync status=none
 }
 
+# write_dirty DEV SEEK COUNT: write_data to the write-back table DEV
+# (/dev/mapper/NAME) until its status shows COUNT MiB dirty, or fail: a
+# fresh set has no bucket ready until its first refill, and writes bypass
+# (bypass_nospace) until then.
+write_dirty() {
+	local name=${1##*/} i
+	for i in 1 2 3 4 5; do
+		write_data "$1" "$2" "$3"
+		[ "$(status_field "$name" 4)" -ge $(($3 * 2048)) ] && return 0
+		sleep 1
+	done
+	fail "dirty $(status_field "$name" 4) after writing $3 MiB to $name"
+}
+
 # Compare @count sectors: @dev_a from sector @a with @dev_b from sector @b.
 # Page caches are dropped first, so the bytes come from the devices.
 same_data() {
