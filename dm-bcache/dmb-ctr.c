@@ -318,6 +318,14 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	ti->num_flush_bios = 1;
 	/*
+	 * Flushes and FUA must reach the target whatever the devices below
+	 * say: the index's keys wait in memory for the next journal write,
+	 * which a flush forces.  Without this, on devices without a volatile
+	 * cache dm would offer neither, fsync would never reach the journal,
+	 * and a power cut would lose acknowledged write-back data.
+	 */
+	ti->flush_supported = true;
+	/*
 	 * Discards invalidate what the cache holds of their range and go on
 	 * to the origin (dmb-io.c); dm offers them only when both devices
 	 * take them.
