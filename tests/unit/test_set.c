@@ -1449,3 +1449,143 @@ UNIT_TEST(set_dirty_scan_and_clean_pieces)
 	bch_set_close(&s);
 	free(d.data);
 }
+
+/* Journal buckets holding nothing the disk's journal needs. */
+static u32 journal_free_buckets(const struct bch_set *s)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < s->sb.keys; i++)
+		if (i != s->jw.ring &&
+		    s->jw.bucket_max_seq[i] < s->jw.disk_last_seq)
+			n++;
+	return n;
+}
+
+/*
+ * A cache that crashes after every open, before its first commit: each
+ * open refills (as the target's first act), writes and journals a little,
+ * and crashes.  Every open must succeed and find every journalled write,
+ * however often this repeats: opening must not use up the journal, and a
+ * journal running short must be committed before it fills.
+ */
+UNIT_TEST(set_open_crash_loop_keeps_journal_room)
+{
+	struct tally t = { 0 };
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	u32 i, least = ~0U;
+
+	fresh(&s, &d, &sb, 0);
+	for (i = 0; i < 400; i++) {
+		CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
+		do_write(&s, &d, (i * 64) % SPACE, 64, false, false);
+		least = min(least, journal_free_buckets(&s));
+		reopen(&s, &d, &sb, &t);
+	}
+	CHECK(t.reopens == 400);
+	CHECK(t.commits > 0);		/* the journal did run short */
+	CHECK(least >= 1);
+	bch_set_close(&s);
+	free(d.data);
+}
+
+/* Write keyless entries, as a careless writer would, until none fits. */
+static u32 fill_journal(struct bch_set *s)
+{
+	u32 n = 0;
+	int r;
+
+	while ((r = bch_jwriter_write(&s->jw, NULL, 0)) == 0)
+		n++;
+	CHECK(r == -ENOSPC);
+	return n;
+}
+
+/*
+ * The entry that would free the journal must not overwrite what the
+ * journal on disk still needs while it is being written: with every
+ * bucket holding needed entries, an entry whose last_seq says the rest
+ * is no longer needed still finds no room.
+ */
+UNIT_TEST(set_journal_never_overwrites_needed_entries)
+{
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+
+	fresh(&s, &d, &sb, 0);
+	CHECK(fill_journal(&s) > 0);
+	CHECK(journal_free_buckets(&s) == 0);
+	s.jw.last_seq = s.jw.seq;	/* as a commit's own entry says */
+	CHECK(bch_jwriter_write(&s.jw, NULL, 0) == -ENOSPC);
+	bch_set_close(&s);
+	check_clean(&d);
+	free(d.data);
+}
+
+/*
+ * A journal with no free bucket still opens when the newest entry's
+ * bucket has room (a writer goes on after the newest entry), and the
+ * first thing written after it is a commit, which frees the journal.
+ */
+UNIT_TEST(set_full_journal_opens_and_commits_first)
+{
+	struct tally t = { 0 };
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	u32 i, keep;
+
+	/* How many entries fit, then the same but a few, and a crash. */
+	fresh(&s, &d, &sb, 0);
+	do_write(&s, &d, 0, 64, false, false);
+	keep = fill_journal(&s);
+	CHECK(keep > 4);
+	bch_set_close(&s);
+	free(d.data);
+	fresh(&s, &d, &sb, 0);
+	do_write(&s, &d, 0, 64, false, false);
+	for (i = 0; i + 4 < keep; i++)
+		CHECK(!bch_jwriter_write(&s.jw, NULL, 0));
+	CHECK(journal_free_buckets(&s) == 0);
+	reopen(&s, &d, &sb, &t);
+	CHECK(journal_free_buckets(&s) == 0);
+	CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
+	CHECK(s.commits == 1);
+	CHECK(journal_free_buckets(&s) == s.sb.keys - 1);
+	do_write(&s, &d, 64, 64, false, false);
+	reopen(&s, &d, &sb, &t);
+	bch_set_close(&s);
+	free(d.data);
+}
+
+/*
+ * A cache full of dirty data: a refill finds only the buckets the last
+ * prio chain left, which the new chain takes again.  That is no room,
+ * and the refill must say so (-ENOSPC, so the caller writes back or
+ * waits for gc) instead of succeeding forever without freeing a bucket.
+ */
+UNIT_TEST(set_refill_without_gain_is_enospc)
+{
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	u32 i;
+	u64 ptr;
+	int r = 0;
+
+	fresh(&s, &d, &sb, 0);
+	for (i = 0; i < 50; i++) {
+		while (bch_alloc_data(&s.a, BUCKET, &ptr, true) > 0)
+			;
+		r = bch_set_refill(&s, bch_set_refill_batch(&s));
+		if (r)
+			break;
+	}
+	CHECK(r == -ENOSPC);
+	CHECK(s.a.nr_pending <= s.g.nr_prio_buckets);
+	bch_set_close(&s);
+	free(d.data);
+}

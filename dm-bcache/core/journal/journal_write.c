@@ -2,11 +2,35 @@
 /* Writing the journal; see journal_write.h. */
 #include "journal/journal_write.h"
 
+/* Blocks an entry of @u64s key words takes. */
+static u32 entry_blocks(const struct bch_jwriter *w, size_t u64s)
+{
+	return DIV_ROUND_UP(sizeof(struct bch_jset_disk) + 8 * u64s,
+			    (size_t)w->g->block_sectors * 512);
+}
+
+static u32 bucket_blocks(const struct bch_jwriter *w)
+{
+	return w->g->kg.bucket_size / w->g->block_sectors;
+}
+
+/* Move to the next bucket if it holds nothing the disk's journal needs. */
+static int next_bucket(struct bch_jwriter *w)
+{
+	u32 next = (w->ring + 1) % w->sb->keys;
+
+	if (w->bucket_max_seq[next] >= w->disk_last_seq)
+		return -ENOSPC;
+	w->ring = next;
+	w->block = 0;
+	return 0;
+}
+
 int bch_jwriter_open(struct bch_jwriter *w, const struct bch_meta_io *io,
 		     const struct bch_sb *sb, const struct bch_geom *g,
 		     const struct bch_jscan *s)
 {
-	u32 i, newest_ring = 0;
+	u32 i, newest_ring = 0, newest_end = 0;
 
 	memset(w, 0, sizeof(*w));
 	if (!s->have_newest || !sb->keys)
@@ -14,6 +38,9 @@ int bch_jwriter_open(struct bch_jwriter *w, const struct bch_meta_io *io,
 	w->bucket_max_seq = bch_zalloc(sb->keys * sizeof(u64));
 	if (!w->bucket_max_seq)
 		return -ENOMEM;
+	w->io = io;
+	w->sb = sb;
+	w->g = g;
 	for (i = 0; i < s->nr; i++) {
 		const struct bch_jentry *e = &s->e[i];
 
@@ -21,19 +48,19 @@ int bch_jwriter_open(struct bch_jwriter *w, const struct bch_meta_io *io,
 			continue;
 		if (e->seq > w->bucket_max_seq[e->ring])
 			w->bucket_max_seq[e->ring] = e->seq;
-		if (e->seq == s->newest_seq)
+		if (e->seq == s->newest_seq) {
 			newest_ring = e->ring;
+			newest_end = e->block + entry_blocks(w, e->u64s);
+		}
 	}
-	w->io = io;
-	w->sb = sb;
-	w->g = g;
 	w->head = s->newest;
 	w->seq = s->newest_seq + 1;
 	w->last_seq = le64_to_cpu(s->newest.last_seq);
-	w->ring = (newest_ring + 1) % sb->keys;
-	w->block = 0;
-	/* The fresh bucket must not hold anything replay needs. */
-	if (w->bucket_max_seq[w->ring] >= w->last_seq) {
+	w->disk_last_seq = w->last_seq;
+	w->ring = newest_ring;
+	w->block = newest_end;
+	if (w->block + entry_blocks(w, 0) > bucket_blocks(w) &&
+	    next_bucket(w)) {
 		bch_jwriter_close(w);
 		return -ENOSPC;
 	}
@@ -54,43 +81,31 @@ void bch_jwriter_set_root(struct bch_jwriter *w, const struct bch_key *root,
 	w->head.btree_level = cpu_to_le16(level);
 }
 
-/* Move to the next bucket if it holds nothing replay still needs. */
-static int next_bucket(struct bch_jwriter *w)
-{
-	u32 next = (w->ring + 1) % w->sb->keys;
-
-	if (w->bucket_max_seq[next] >= w->last_seq)
-		return -ENOSPC;
-	w->ring = next;
-	w->block = 0;
-	return 0;
-}
-
 int bch_jwriter_write(struct bch_jwriter *w, const struct bch_key *keys,
 		      u32 n)
 {
 	size_t block = (size_t)w->g->block_sectors * 512;
-	u32 bucket_blocks = w->g->kg.bucket_size / w->g->block_sectors;
 	u32 room_blocks, max_bytes, taken = 0, u64s = 0, blocks, i;
 	struct bch_jset_disk *j;
 	int r;
 
-	if (bucket_blocks - w->block < DIV_ROUND_UP(sizeof(*j) +
-			BCH_KEY_MAX_U64S * 8, block)) {
+	/* Room for the header and the first key, else a new bucket. */
+	if (w->block + entry_blocks(w, n ? bch_key_u64s(&keys[0]) : 0) >
+	    bucket_blocks(w)) {
 		r = next_bucket(w);
 		if (r)
 			return r;
 	}
-	room_blocks = bucket_blocks - w->block;
+	room_blocks = bucket_blocks(w) - w->block;
 	max_bytes = min_t(size_t, (size_t)room_blocks * block,
 			  BCH_JSET_MAX_BYTES);
 	while (taken < n && sizeof(*j) + 8 * (size_t)(u64s +
 	       bch_key_u64s(&keys[taken])) <= max_bytes)
 		u64s += bch_key_u64s(&keys[taken++]);
 	if (!taken && n)
-		return -ENOSPC;		/* cannot happen: room checked above */
+		return -ENOSPC;		/* a key larger than a bucket */
 
-	blocks = DIV_ROUND_UP(sizeof(*j) + 8 * (size_t)u64s, block);
+	blocks = entry_blocks(w, u64s);
 	j = bch_zalloc((size_t)blocks * block);
 	if (!j)
 		return -ENOMEM;
@@ -111,6 +126,7 @@ int bch_jwriter_write(struct bch_jwriter *w, const struct bch_key *keys,
 	if (r)
 		return r;
 	w->bucket_max_seq[w->ring] = w->seq++;
+	w->disk_last_seq = w->last_seq;
 	w->block += blocks;
 	return taken;
 }

@@ -3,9 +3,14 @@
  * Writing the journal (ondisk-format 6.1-6.3): entries of keys, each
  * carrying the current root, UUID-table pointer and prio head, written
  * back to back on block boundaries in the journal buckets, seq by seq.
- * Like the driver, a writer opened on an existing journal starts in the
- * bucket after the one holding the newest entry, and moves on to the next
- * bucket only if it holds no entry the replay range still needs.
+ * A writer opened on an existing journal goes on right after the newest
+ * entry, in its bucket (the driver starts a fresh bucket instead, which
+ * costs a bucket per open: a cache that crashes after every open would run
+ * out of journal before its first commit).  It moves on to the next bucket
+ * only when an entry no longer fits, and only if that bucket holds no
+ * entry the durable journal still needs: the last_seq of the newest entry
+ * written, never the one the next entry will carry, since the entry that
+ * would free the bucket is not yet on disk while it is being written.
  */
 #ifndef DM_BCACHE_CORE_JOURNAL_WRITE_H
 #define DM_BCACHE_CORE_JOURNAL_WRITE_H
@@ -18,7 +23,8 @@ struct bch_jwriter {
 	const struct bch_geom *g;
 	struct bch_jset_disk head;	/* pointers every entry carries */
 	u64 seq;			/* of the next entry */
-	u64 last_seq;			/* oldest entry replay still needs */
+	u64 last_seq;			/* the next entry's: oldest it needs */
+	u64 disk_last_seq;		/* the newest written entry's */
 	u32 ring;			/* bucket being filled */
 	u32 block;			/* its next free block */
 	u64 *bucket_max_seq;		/* per ring bucket: newest seq in it */
@@ -26,7 +32,8 @@ struct bch_jwriter {
 
 /*
  * Open a writer after the journal @s scanned (which must have a newest
- * entry): the next seq, a fresh bucket, the newest entry's pointers.
+ * entry): the next seq, the place after the newest entry, its pointers.
+ * -ENOSPC when that bucket is full and every other holds needed entries.
  */
 int bch_jwriter_open(struct bch_jwriter *w, const struct bch_meta_io *io,
 		     const struct bch_sb *sb, const struct bch_geom *g,
@@ -40,7 +47,8 @@ void bch_jwriter_set_root(struct bch_jwriter *w, const struct bch_key *root,
 /*
  * Write one entry holding as many of @keys (@n) as fit, and return how
  * many it took (0 is possible only for n == 0: a metadata-only entry),
- * or a negative errno (-ENOSPC: the journal is full).
+ * or a negative errno (-ENOSPC: the journal is full).  The caller flushes
+ * after an entry that moves last_seq before writing the next one.
  */
 int bch_jwriter_write(struct bch_jwriter *w, const struct bch_key *keys,
 		      u32 n);

@@ -9,7 +9,11 @@
 /* Keys per node: room for one-pointer keys in half of it, as splits want. */
 #define KEY_BYTES	24
 
-/* Journal buckets kept free for the entries commits and refills write. */
+/*
+ * Journal buckets kept free for what a commit writes (the entries of the
+ * refills its nodes need, then its own): every other entry is written
+ * only while this many are free, else a commit goes first.
+ */
 #define JOURNAL_SPARE	2
 
 u64 bch_set_refill_batch(const struct bch_set *s)
@@ -330,6 +334,21 @@ static int journal_head(struct bch_set *s)
 	return r < 0 ? r : flush(s);
 }
 
+/*
+ * Before an entry outside a commit: commit first when the journal is
+ * short, so that a commit always finds room for its entries (and a cache
+ * that crashes before every commit still finds room to open in).
+ */
+static bool journal_short(const struct bch_set *s)
+{
+	return !s->in_commit && journal_free(s) < JOURNAL_SPARE;
+}
+
+static int journal_room(struct bch_set *s)
+{
+	return journal_short(s) ? bch_set_commit(s) : 0;
+}
+
 int bch_set_journal(struct bch_set *s, const struct bch_key *keys, u32 n)
 {
 	/* The data the keys address first, so no key outlives its data. */
@@ -338,7 +357,7 @@ int bch_set_journal(struct bch_set *s, const struct bch_key *keys, u32 n)
 	if (r)
 		return r;
 	while (n) {
-		if (journal_free(s) < JOURNAL_SPARE)
+		if (journal_short(s))
 			return bch_set_commit(s);
 		r = bch_jwriter_write(&s->jw, keys, n);
 		if (r == -ENOSPC)
@@ -351,7 +370,7 @@ int bch_set_journal(struct bch_set *s, const struct bch_key *keys, u32 n)
 	return flush(s);
 }
 
-int bch_set_commit(struct bch_set *s)
+static int commit(struct bch_set *s)
 {
 	u32 i;
 	int r;
@@ -384,6 +403,16 @@ int bch_set_commit(struct bch_set *s)
 	s->commits++;
 	s->uncommitted = 0;
 	return 0;
+}
+
+int bch_set_commit(struct bch_set *s)
+{
+	int r;
+
+	s->in_commit = true;
+	r = commit(s);
+	s->in_commit = false;
+	return r;
 }
 
 static void prio_entry(void *ctx, u64 bucket, struct bch_prio_entry *e)
@@ -439,9 +468,17 @@ int bch_set_refill(struct bch_set *s, u64 want)
 	u64 got;
 	int r;
 
+	r = journal_room(s);
+	if (r)
+		return r;
 	excl(s, true);
 	got = bch_alloc_invalidate(&s->a, want);
-	if (!got && !s->a.nr_pending) {
+	/*
+	 * The new prio chain takes nr_prio_buckets: with no more than that
+	 * pending, a refill frees nothing (the old chain's buckets, released
+	 * after it, are all the next one would find).
+	 */
+	if (s->a.nr_pending <= s->g.nr_prio_buckets) {
 		excl(s, false);
 		return -ENOSPC;
 	}
@@ -463,7 +500,7 @@ int bch_set_refill(struct bch_set *s, u64 want)
 
 int bch_set_save_prios(struct bch_set *s)
 {
-	return write_prios(s);
+	return journal_room(s) ?: write_prios(s);
 }
 
 static bool live_key(void *ctx, const struct bch_key *k)
@@ -706,6 +743,9 @@ int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
 		return r;
 	if (slot < 0)
 		return -ENOSPC;
+	r = journal_room(s);
+	if (r)
+		return r;
 	r = bch_alloc_meta(&s->a, &bucket);
 	if (r == -ENOSPC) {
 		r = bch_set_refill(s, bch_set_refill_batch(s));

@@ -17,7 +17,11 @@
  *     lets the buckets be written.
  * Every structure is written to fresh buckets and named by a journal
  * entry before the old copy's bucket is released, so a crash at any point
- * leaves the last committed state readable.
+ * leaves the last committed state readable.  The journal keeps room for a
+ * commit: whatever writes an entry outside one (journalling keys, a
+ * refill, saving prios, a UUID update) commits first when fewer than two
+ * journal buckets are free, and a set opens after its newest entry, so a
+ * cache that crashes before every commit never runs out of journal.
  *
  * Locking: one caller at a time changes the set (the target's index
  * worker), but readers of the in-memory index (lookups, data
@@ -50,6 +54,7 @@ struct bch_set {
 	u64 commits, refills, gcs;
 	u64 reclaimed;			/* buckets refills reclaimed, in all */
 	u64 uncommitted;		/* keys inserted since the last commit */
+	bool in_commit;			/* its entries may use the spare */
 	/* A gc pass in steps: the position after the last leaf visited. */
 	bool gc_running;
 	u64 gc_inode, gc_offset;
@@ -104,7 +109,8 @@ int bch_set_commit(struct bch_set *s);
 
 /*
  * Reclaim up to @want buckets (their data is dropped from the cache) and
- * make them writable.  0, or -ENOSPC when nothing could be reclaimed.
+ * make them writable.  0, or -ENOSPC when reclaim found no more buckets
+ * than the new prio chain takes (the rest hold dirty data or metadata).
  */
 int bch_set_refill(struct bch_set *s, u64 want);
 
