@@ -4,7 +4,8 @@
  * all zero, create the set's metadata when it carries a superblock that
  * make-bcache wrote (as the mainline driver does on first registration),
  * and otherwise check all of its metadata with the same checker that
- * bcache_check runs, refusing a damaged cache with a precise ti->error.
+ * bcache_check runs, refusing a damaged cache with a precise ti->error
+ * (and a cache whose needs_check flag says a table failed on it).
  * The details of every finding go to the kernel log.
  */
 #include <linux/blkdev.h>
@@ -243,6 +244,11 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 	}
 	if (dc->cache_sb.kind != BCH_SB_KIND_CACHE) {
 		ti->error = "Cache device has a bcache backing superblock";
+		r = -EINVAL;
+		goto out;
+	}
+	if (dc->cache_sb.flags & BCH_CACHE_NEEDS_CHECK) {
+		ti->error = "Cache needs checking (a table failed on it): run bcache_check --clear-needs-check-flag";
 		r = -EINVAL;
 		goto out;
 	}

@@ -403,17 +403,50 @@ static bool index_dirty(struct dmb_index *ix, struct dmb_io *io, bool ok,
  * From here on writes are not recorded in the index (the worker drops
  * the keys of writes it finds done), so before the state changes the
  * cache is marked untrusted: its superblock loses the synchronous flag,
- * which makes the next constructor (and the mainline driver) start an
- * empty set on it instead of serving what it held.  If even that write
- * fails, the cache device is gone; bcache_check must then look at it
- * before it is used again.
+ * which makes the mainline driver (and us, once the cache is checked)
+ * start an empty set on it instead of serving what it held.
  *
  * Not so with dirty data in the cache: it exists nowhere else, so the
  * set stays trusted (the journal up to the failure is readable), the
  * origin stays attached, and the fail state refuses writes over anything
  * cached (dmb-io.c, failed_locked()), which keeps that index true.  The
  * next table, or the mainline driver, then recovers the dirty data.
+ *
+ * Either way the superblock also gets needs_check, so the next
+ * constructor refuses the cache until bcache_check has looked at it.
+ * The device that failed may refuse that write too: it is tried again
+ * at every sync (suspend, table removal) until it lands, since by then
+ * the device may be back (a path restored, a transient error over).
  */
+static void record_failure(struct dmb_index *ix)
+{
+	struct bch_sb *sb;
+	int r = -ENOMEM;
+
+	if (ix->failure_on_disk)
+		return;
+	sb = kmemdup(&ix->set.sb, sizeof(*sb), GFP_NOIO);
+	if (sb) {
+		sb->flags |= BCH_CACHE_NEEDS_CHECK;
+		if (ix->origin_only)
+			sb->flags &= ~BCH_CACHE_SYNC;
+		sb->seq++;
+		r = bch_sb_write(&ix->meta.io, sb) ?:
+		    ix->meta.io.flush(ix->meta.io.ctx);
+		if (!r)
+			ix->set.sb = *sb;
+	}
+	kfree(sb);
+	if (r) {
+		DMERR("cache %s: cannot record the failure in the cache superblock (%d): check the cache before use",
+		      ix->name, r);
+		return;
+	}
+	ix->failure_on_disk = true;
+	DMINFO("cache %s: needs_check recorded in the cache superblock",
+	       ix->name);
+}
+
 static void origin_detach(struct dmb_index *ix);
 
 static int origin_record(struct dmb_index *ix, const u8 *set_uuid,
@@ -438,8 +471,6 @@ static void origin_mark_dirty(struct dmb_index *ix)
 
 static void index_failed(struct dmb_index *ix, const char *what, int r)
 {
-	struct bch_sb *sb;
-
 	if (ix->state == DMB_STATE_FAIL)
 		return;
 	DMERR("cache %s: %s failed (%d): cache disabled, run bcache_check",
@@ -447,19 +478,11 @@ static void index_failed(struct dmb_index *ix, const char *what, int r)
 	if (bch_set_dirty_sectors(&ix->set)) {
 		DMERR("cache %s: dirty data left in the cache; origin stays attached",
 		      ix->name);
+		record_failure(ix);
 		goto out;
 	}
-	sb = kmemdup(&ix->set.sb, sizeof(*sb), GFP_NOIO);
-	if (sb) {
-		sb->flags &= ~BCH_CACHE_SYNC;
-		sb->seq++;
-	}
-	if (!sb || bch_sb_write(&ix->meta.io, sb) ||
-	    ix->meta.io.flush(ix->meta.io.ctx))
-		DMERR("cache %s: cannot mark the cache untrusted; check it before use",
-		      ix->name);
-	kfree(sb);
 	ix->origin_only = true;
+	record_failure(ix);
 	origin_detach(ix);
 out:
 	WRITE_ONCE(ix->state, DMB_STATE_FAIL);
@@ -1286,6 +1309,8 @@ int dmb_index_sync(struct dmb_index *ix)
 			index_failed(ix, "index commit", r);
 		else
 			WRITE_ONCE(ix->synced, true);
+	} else {
+		record_failure(ix);
 	}
 	up_read(&ix->index_lock);
 	mutex_unlock(&ix->work_mutex);

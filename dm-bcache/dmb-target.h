@@ -185,6 +185,8 @@ struct dmb_index {
 	 * needs no index change to stay visible.  Under work_mutex.
 	 */
 	bool origin_only;
+	/* The failure is recorded in the cache superblock.  work_mutex. */
+	bool failure_on_disk;
 
 	struct bch_set set;
 	bool set_open;

@@ -56,7 +56,7 @@ KLOG_TESTS=(bad-tables cache-format data-backing mainline-cross
 # How many results each suite that is not a list of VM tests gives.
 N_UNIT=77
 N_PROBE=11
-N_TOOLS=278
+N_TOOLS=288
 N_CLI=121
 N_DOCS=$((3 + $(find docs/man -name '*.8' | wc -l)))
 N_BENCH_REPORT=15

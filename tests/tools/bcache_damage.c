@@ -8,6 +8,8 @@
  * core's functions, so only the intended inconsistency remains.
  *
  *   bcache_damage CLASS IMAGE      (bcache_damage --list for the classes)
+ *   bcache_damage needs-check IMAGE  sets the flag a failed table leaves:
+ *                                    not damage, so not a class
  *
  * Exit codes: 0 damaged, 1 the image lacks what the class needs, 2 error.
  */
@@ -313,6 +315,12 @@ static int damage(const char *cls)
 		return ftruncate(dev.fd, dev.sectors * 512 / 2) ? 2 : 0;
 	if (!f.sb.nbuckets || !(f.sb.flags & BCH_CACHE_SYNC))
 		return need(false, "cache set metadata (not synchronous)");
+	if (!strcmp(cls, "needs-check")) {
+		struct bch_sb sb = f.sb;
+
+		sb.flags |= BCH_CACHE_NEEDS_CHECK;
+		return bch_sb_write(&dev.io, &sb) ? 2 : 0;
+	}
 	if (!strcmp(cls, "journal-csum"))
 		return need(f.have_jset, "journal entry") ?:
 		       flip(f.jset_sector, 170);	/* pad: csum only */

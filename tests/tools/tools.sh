@@ -168,6 +168,23 @@ run seed/journal-check 0 'replay 1-[0-9]+ with 4096 keys' bcache_check "$tmp/see
 run export/journal 0 'exported' bcache_export --sectors 32768 "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/export-j.out"
 if cmp -s "$tmp/export-j.out" "$tmp/seed.data"; then pass export/journal-data; else failc export/journal-data "differs from the seeded data"; fi
 
+# --- needs_check: the flag a failed table leaves -------------------------------
+# The checker notes it; --clear-needs-check-flag clears it only on a
+# cache that checks clean, and only with a whole check of a device not
+# in use.
+cp "$tmp/seed-c.img" "$tmp/nc.img"
+run needs-check/set 0 'applied needs-check' "$bin/bcache_damage" needs-check "$tmp/nc.img"
+run needs-check/noted 0 'note: superblock: needs_check is set' bcache_check "$tmp/nc.img"
+cp "$tmp/nc.img" "$tmp/nc-dmg.img"
+run needs-check/damage 0 'applied prio-magic' "$bin/bcache_damage" prio-magic "$tmp/nc-dmg.img"
+run needs-check/damaged-stays 1 'damage found: needs_check stays set' bcache_check --clear-needs-check-flag "$tmp/nc-dmg.img"
+run needs-check/damaged-still-set 1 'needs_check is set' bcache_check "$tmp/nc-dmg.img"
+run needs-check/force-refused 2 'needs a whole check' bcache_check --force --clear-needs-check-flag "$tmp/nc.img"
+run needs-check/skip-refused 2 'needs a whole check' bcache_check --skip-btree --clear-needs-check-flag "$tmp/nc.img"
+run needs-check/clear 0 'needs_check cleared' bcache_check --clear-needs-check-flag "$tmp/nc.img"
+run needs-check/cleared 0 ' 0 damage findings, 0 tolerated, 0 notes' bcache_check "$tmp/nc.img"
+run needs-check/clear-again 0 'needs_check is not set' bcache_check --clear-needs-check-flag "$tmp/nc.img"
+
 # --- refusals and usage ---------------------------------------------------------
 img=$tmp/small.img
 truncate -s 256M "$img"

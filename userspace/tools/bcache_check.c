@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bcache_check: check a bcache cache device's metadata offline, read-only.
+ * bcache_check: check a bcache cache device's metadata offline, read-only
+ * unless asked to clear the needs_check flag of a cache that checks clean.
  * Options and exit codes follow thin-provisioning-tools' cache_check.
  *
  *   0  no damage found (tolerated findings, such as a torn journal tail,
  *      are printed but do not count), or the device is blank
- *   1  damage found (each finding is printed with its class)
+ *   1  damage found (each finding is printed with its class), or
+ *      needs_check not cleared because of it
  *   2  usage error, the device is in use (see --force), or it could not
  *      be read
  */
 #include <getopt.h>
+#include <unistd.h>
 
 #include "util/crc64.h"
 #include "check/check.h"
@@ -23,6 +26,11 @@ static void usage(FILE *f)
 "usage: " PROG " [options] DEVICE-OR-IMAGE\n"
 "Check the metadata of a bcache cache device without writing to it.\n"
 "\n"
+"      --clear-needs-check-flag\n"
+"                           when the cache checks clean, clear the flag a\n"
+"                           failed table left (the one write this tool\n"
+"                           makes: the superblock); the target refuses a\n"
+"                           cache with the flag set\n"
 "      --super-block-only   check only the superblock\n"
 "      --skip-journal       stop after the superblock (the journal leads to\n"
 "                           everything else)\n"
@@ -35,8 +43,8 @@ BCH_CLI_COMMON_HELP
 "\n"
 "A blank device (sectors 0-15 all zero) is reported as such: the target\n"
 "formats it on first use.  A torn journal tail is reported as tolerated.\n"
-"Exit status: 0 clean or blank, 1 damage found, 2 usage error, device in\n"
-"use or I/O error.\n");
+"Exit status: 0 clean or blank, 1 damage found (needs_check then stays\n"
+"set), 2 usage error, device in use or I/O error.\n");
 }
 
 static void on_finding(void *ctx, enum bch_damage cls, const char *msg)
@@ -50,6 +58,33 @@ static void on_note(void *ctx, const char *msg)
 {
 	(void)ctx;
 	bch_out("note: %s\n", msg);
+}
+
+/*
+ * Clear needs_check in the superblock @r read, on a device opened for
+ * writing (so not in use).  The superblock's seq goes up, as with every
+ * superblock the target writes.
+ */
+static int clear_needs_check(const char *path, const struct bch_check_result *r)
+{
+	struct bch_sb sb = r->sb;
+	struct bch_dev d;
+	int err;
+
+	if (bch_dev_open(&d, path, BCH_OPEN_WRITE))
+		return BCH_EXIT_USAGE;
+	sb.flags &= ~BCH_CACHE_NEEDS_CHECK;
+	sb.seq++;
+	err = bch_sb_write(&d.io, &sb);
+	if (!err && fsync(d.fd))
+		err = -errno;
+	bch_dev_close(&d);
+	if (err) {
+		bch_err("%s: %s while clearing needs_check", path, strerror(-err));
+		return BCH_EXIT_USAGE;
+	}
+	bch_out("%s: needs_check cleared\n", path);
+	return BCH_EXIT_OK;
 }
 
 static void summary(const struct bch_check_result *r)
@@ -74,7 +109,7 @@ static void summary(const struct bch_check_result *r)
 int main(int argc, char **argv)
 {
 	enum { OPT_SB = 256, OPT_SKIP_J, OPT_SKIP_P, OPT_SKIP_U, OPT_SKIP_B,
-	       OPT_FORCE };
+	       OPT_FORCE, OPT_CLEAR };
 	static const struct option opts[] = {
 		{ "super-block-only", no_argument, NULL, OPT_SB },
 		{ "skip-journal", no_argument, NULL, OPT_SKIP_J },
@@ -82,6 +117,7 @@ int main(int argc, char **argv)
 		{ "skip-uuids", no_argument, NULL, OPT_SKIP_U },
 		{ "skip-btree", no_argument, NULL, OPT_SKIP_B },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "clear-needs-check-flag", no_argument, NULL, OPT_CLEAR },
 		BCH_CLI_COMMON_OPTS
 	};
 	struct bch_check_opts o = { 0 };
@@ -90,6 +126,7 @@ int main(int argc, char **argv)
 		.finding = on_finding, .note = on_note,
 	};
 	unsigned int flags = 0;
+	bool clear = false;
 	struct bch_cli cli;
 	struct bch_dev d;
 	int c, r;
@@ -117,6 +154,9 @@ int main(int argc, char **argv)
 		case OPT_FORCE:
 			flags |= BCH_OPEN_FORCE;
 			break;
+		case OPT_CLEAR:
+			clear = true;
+			break;
 		default:
 			r = bch_cli_common(&cli, c);
 			if (r >= 0)
@@ -127,6 +167,12 @@ int main(int argc, char **argv)
 			     "DEVICE-OR-IMAGE (exactly one)");
 	if (r >= 0)
 		return r;
+	if (clear && (flags & BCH_OPEN_FORCE || o.super_block_only ||
+		      o.skip_journal || o.skip_prios || o.skip_uuids ||
+		      o.skip_btree)) {
+		bch_err("--clear-needs-check-flag needs a whole check of a device not in use: not with --force or --skip-*/--super-block-only");
+		return BCH_EXIT_USAGE;
+	}
 	if (bch_dev_open(&d, argv[optind], flags))
 		return BCH_EXIT_USAGE;
 	r = bch_check(&d.io, &o, &ops, &res);
@@ -144,5 +190,15 @@ int main(int argc, char **argv)
 		summary(&res);
 	bch_out("%s: %u damage findings, %u tolerated, %u notes\n",
 		argv[optind], res.nr_damage, res.nr_tolerated, res.nr_notes);
-	return res.nr_damage ? BCH_EXIT_REFUSED : BCH_EXIT_OK;
+	if (res.nr_damage) {
+		if (clear && res.needs_check)
+			bch_err("%s: damage found: needs_check stays set",
+				argv[optind]);
+		return BCH_EXIT_REFUSED;
+	}
+	if (clear && res.needs_check)
+		return clear_needs_check(argv[optind], &res);
+	if (clear)
+		bch_out("%s: needs_check is not set\n", argv[optind]);
+	return BCH_EXIT_OK;
 }

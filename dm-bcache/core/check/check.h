@@ -65,6 +65,7 @@ struct bch_check_result {
 	u32 nr_notes;			/* suspicious, but not damage */
 	bool blank;			/* all zero: bch_sb_area_blank() */
 	bool synchronous;		/* metadata present (CACHE_SYNC) */
+	bool needs_check;		/* BCH_CACHE_NEEDS_CHECK */
 	struct bch_sb sb;
 	u64 journal_entries;		/* valid entries found */
 	u64 newest_seq, last_seq;

@@ -57,6 +57,14 @@ enum bch_bdev_state {
 #define BCH_CACHE_DISCARD		0x2ULL
 #define BCH_CACHE_REPLACEMENT_SHIFT	2
 #define BCH_CACHE_REPLACEMENT_MASK	0x7ULL
+/*
+ * dm-bcache's own, in a bit the format leaves unused (ondisk-format 1.6;
+ * the mainline driver neither reads nor clears it): a table on this
+ * cache failed, so the cache must be checked before it is used again.
+ * The target refuses a cache that has it; bcache_check
+ * --clear-needs-check-flag clears it once the metadata checks clean.
+ */
+#define BCH_CACHE_NEEDS_CHECK		(1ULL << 63)
 
 /* The replacement policy field (BCH_CACHE_REPLACEMENT_*). */
 enum bch_replacement {

@@ -5,6 +5,11 @@
 # data still reads back right from the cache (the origin never had it);
 # a write over dirty data is refused rather than left to be overwritten
 # by it later; writes and reads elsewhere go to the origin.
+# Then the cache device works again and the table goes: its removal
+# records needs_check in the cache superblock (the failed device refused
+# that write at the failure), bcache_check notes it, the next table is
+# refused until bcache_check --clear-needs-check-flag clears it, and
+# then serves the dirty data, and the writes made during the failure.
 . /tests/lib.sh
 load_module
 wipe_head $CACHE_DEV
@@ -40,6 +45,36 @@ same_direct /dev/mapper/dmb $((200 * 2048)) $DATA_DEV $((50 * 2048)) $((2 * 2048
 	fail "data written to the origin reads back wrong"
 same_data $ORIGIN_DEV $((200 * 2048)) $DATA_DEV $((50 * 2048)) $((2 * 2048)) ||
 	fail "the origin lacks the write made after the failure"
+
+log "the cache device works again; the table goes"
+dmsetup suspend cdev
+dmsetup reload cdev --table "0 $csz linear $CACHE_DEV 0"
+dmsetup resume cdev
+klog_mark
+dmsetup remove dmb
+klog_has "needs_check recorded in the cache superblock" ||
+	fail "the removal did not record needs_check: $(klog_since | tail -n 3)"
+bcache_check /dev/mapper/cdev >/tmp/nc.out ||
+	{ cat /tmp/nc.out; fail "bcache_check found damage after the failure"; }
+grep -q "note: superblock: needs_check is set" /tmp/nc.out ||
+	{ cat /tmp/nc.out; fail "bcache_check does not report needs_check"; }
+table="0 $osz bcache /dev/mapper/cdev $ORIGIN_DEV 9 writeback $NOBYPASS writeback_delay 3600"
+klog_mark
+dmsetup create dmb --table "$table" 2>/dev/null &&
+	fail "a cache marked needs_check was accepted"
+klog_has "Cache needs checking" || fail "no precise error for needs_check: $(last_dm_error)"
+dmsetup remove dmb 2>/dev/null || true
+bcache_check --clear-needs-check-flag /dev/mapper/cdev >/tmp/nc.out ||
+	{ cat /tmp/nc.out; fail "bcache_check --clear-needs-check-flag failed"; }
+grep -q "needs_check cleared" /tmp/nc.out || fail "needs_check not cleared: $(cat /tmp/nc.out)"
+dmsetup create dmb --table "$table"
+expect_eq "state after the check" "$(status_field dmb 13)" rw
+expect_eq "needs_check after the check" "$(status_field dmb 14)" -
+[ "$(status_field dmb 4)" -ge $((16 * 2048)) ] || fail "dirty $(status_field dmb 4) after the check"
+same_direct /dev/mapper/dmb $((8 * 2048)) $DATA_DEV 0 $((16 * 2048)) ||
+	fail "dirty data reads back wrong after the check"
+same_direct /dev/mapper/dmb $((200 * 2048)) $DATA_DEV $((50 * 2048)) $((2 * 2048)) ||
+	fail "the write made during the failure reads back wrong"
 dmsetup remove dmb
 dmsetup remove cdev
 exit 0
