@@ -126,6 +126,35 @@ UNIT_TEST(alloc_gen_lag_limit)
 	bch_alloc_free(&a);
 }
 
+/*
+ * The same limit across reuses: every bucket has a pointer at gen 0
+ * (stale after the first reuse, and still in the index: no gc runs), and
+ * buckets are reclaimed and written over and over.  No gen may run
+ * BCH_GC_GEN_MAX ahead of gen 0, however often a bucket was reused.
+ */
+UNIT_TEST(alloc_gen_lag_kept_across_reuse)
+{
+	struct bch_alloc a;
+	struct bch_geom g;
+	u64 i, ptr, b, reuses = 0;
+	u32 round;
+
+	setup(&a, &g, BCH_REPLACEMENT_FIFO, flat);
+	for (round = 0; round < 200; round++) {
+		reuses += bch_alloc_invalidate(&a, N);
+		bch_alloc_commit(&a);
+		while (bch_alloc_data(&a, 8, &ptr, false) > 0)
+			;
+		/* A node written and replaced: its bucket is free again. */
+		if (!bch_alloc_meta(&a, &b))
+			bch_alloc_release(&a, b);
+	}
+	CHECK(reuses > N);
+	for (i = 1; i < N; i++)
+		CHECK(bch_gen_lag(a.gens[i], 0) < BCH_GC_GEN_MAX);
+	bch_alloc_free(&a);
+}
+
 UNIT_TEST(alloc_data_sequential_and_reserved)
 {
 	struct bch_alloc a;

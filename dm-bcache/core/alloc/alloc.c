@@ -399,7 +399,6 @@ static int take_meta(struct bch_alloc *a, u64 *bucket, u32 floor)
 		a->pending[i] = a->pending[--a->nr_pending];
 	}
 	set_state(a, *bucket, BCH_BUCKET_META);
-	a->b[*bucket].oldest_gen = a->gens[*bucket];
 	return 0;
 }
 
@@ -462,7 +461,6 @@ static int take_data(struct bch_alloc *a, u32 sectors, u64 *ptr, bool dirty)
 		a->open_used = 0;
 		set_state(a, a->open, BCH_BUCKET_OPEN);
 		a->b[a->open].prio = BCH_INITIAL_PRIO;
-		a->b[a->open].oldest_gen = a->gens[a->open];
 	}
 	got = min(sectors, bucket_size - a->open_used);
 	*ptr = bch_make_ptr(a->g->nr_this_dev,

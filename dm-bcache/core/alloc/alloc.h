@@ -17,7 +17,10 @@
  * data is written), fifo (bucket order, round robin) or random.  Buckets
  * with no live data (after gc or at open) go first, whatever the policy.
  * Gens never run more than BCH_GC_GEN_MAX ahead of the oldest pointer gc
- * saw into a bucket, so a stale pointer can never look current again.
+ * saw into a bucket, so a stale pointer can never look current again;
+ * reusing a bucket keeps that oldest gen (the stale pointers are still in
+ * the index until gc drops them), so between passes a bucket is reused at
+ * most that many times.
  *
  * Dirty data (write-back: data only the cache holds, in keys with the
  * dirty bit) must never be reclaimed, so a bucket is reclaimable only
