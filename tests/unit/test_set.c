@@ -46,6 +46,7 @@ struct dev {
 	u64 flushes;
 	const struct bch_sb *sb;
 	bool fail_journal;		/* writes to journal buckets fail */
+	bool fail_writes;		/* every write fails */
 };
 
 /* What a run did, summed over the sets it opened; and its node limit. */
@@ -169,6 +170,10 @@ static int dev_write(void *ctx, u64 sector, const void *buf, size_t len)
 	CHECK(!excl_depth && !alloc_locked);
 	if (sector * 512 + len > (u64)BUCKETS * BUCKET * 512)
 		return -EIO;
+	if (d->fail_writes) {
+		io_failed = true;
+		return -EIO;
+	}
 	for (i = 0; d->fail_journal && i < d->sb->keys; i++)
 		if (sector / BUCKET == d->sb->d[i]) {
 			io_failed = true;
@@ -216,6 +221,7 @@ static void dev_format(struct dev *d, struct bch_sb *sb, unsigned int policy)
 				      .write = dev_write, .flush = dev_flush };
 	d->sb = sb;
 	d->fail_journal = false;
+	d->fail_writes = false;
 	p.uuid[0] = p.set_uuid[0] = 9;
 	CHECK(!bch_format_cache_sb(&p, sb));
 	CHECK(!bch_sb_write(&d->io, sb));
@@ -1586,6 +1592,32 @@ UNIT_TEST(set_refill_without_gain_is_enospc)
 	}
 	CHECK(r == -ENOSPC);
 	CHECK(s.a.nr_pending <= s.g.nr_prio_buckets);
+	bch_set_close(&s);
+	free(d.data);
+}
+
+/*
+ * A prio chain whose write failed is named by nothing: its buckets are
+ * free again, not held as metadata until the next open.
+ */
+UNIT_TEST(set_failed_prio_write_frees_its_chain)
+{
+	struct tally t = { 0 };
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	u64 meta;
+
+	fresh(&s, &d, &sb, 0);
+	CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
+	meta = s.a.nr_meta;
+	d.fail_writes = true;
+	CHECK(bch_set_save_prios(&s) == -EIO);
+	d.fail_writes = false;
+	CHECK(s.a.nr_meta == meta);
+	CHECK(!bch_set_save_prios(&s));
+	CHECK(s.a.nr_meta == meta);
+	reopen(&s, &d, &sb, &t);
 	bch_set_close(&s);
 	free(d.data);
 }

@@ -448,11 +448,20 @@ static int write_prios(struct bch_set *s)
 	}
 	r = bch_prio_write(s->io, g, chain, ++s->prio_seq, prio_entry, &s->a,
 			   s->buf);
-	if (!r) {
-		s->jw.head.prio_bucket[g->nr_this_dev] = cpu_to_le64(chain[0]);
-		r = journal_head(s);
-	}
 	if (r) {
+		/* Nothing names the new chain: its buckets are free again. */
+		for (i = 0; i < g->nr_prio_buckets; i++)
+			bch_alloc_release(&s->a, chain[i]);
+		bch_free(chain);
+		return r;
+	}
+	s->jw.head.prio_bucket[g->nr_this_dev] = cpu_to_le64(chain[0]);
+	r = journal_head(s);
+	if (r) {
+		/*
+		 * The entry may be on disk naming the new chain: its buckets
+		 * stay taken (the set is failing; the next open recounts).
+		 */
 		bch_free(chain);
 		return r;
 	}
