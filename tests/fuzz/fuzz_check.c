@@ -8,7 +8,11 @@
  * whether to recompute that structure's checksum (so the fuzzer reaches
  * the checks behind it), and supplies the structure's new bytes.  The
  * patched image then goes through bch_check(), which must neither crash
- * nor trip ASan/UBSan, whatever it finds.
+ * nor trip ASan/UBSan, whatever it finds.  What the checker passes, the
+ * target then loads: so the set is opened on it too, every sector of the
+ * first inodes looked up, gc run and the result committed, none of which
+ * may crash; and the loader may not refuse what the checker passed (the
+ * target would then fail with no precise error), so that aborts.
  *
  * Structures: 0 superblock, 1 newest journal entry, 2 root node's first
  * bset, 3 first prio bucket, 4 UUID table, 5 a bset appended to the root.
@@ -17,9 +21,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <stdio.h>
+
 #include "util/crc64.h"
 #include "check/check.h"
 #include "mkfs/format.h"
+#include "set/set.h"
 
 #define IMG_SECTORS (1024 * 8)
 
@@ -119,6 +126,36 @@ static void reseal(unsigned int what, u8 *p, size_t room)
 	}
 }
 
+/* Lookups per inode: enough to walk every key a fuzzed node can hold. */
+#define LOOKUPS	4096
+
+/* The target's use of what the checker passed: open, read, gc, commit. */
+static void load(const struct bch_check_result *res)
+{
+	struct bch_set s;
+	u64 inode, sector, next;
+	u32 n;
+	int r;
+
+	if (res->nr_damage || !res->synchronous)
+		return;
+	r = bch_set_open(&s, &io, &res->sb);
+	if (r == -ENOMEM)
+		return;
+	if (r) {
+		fprintf(stderr, "the checker passed a cache the loader refuses (%d)\n",
+			r);
+		abort();
+	}
+	for (inode = 0; inode < 4; inode++)
+		for (sector = 0, n = 0; n < LOOKUPS && sector < ~0ULL >> 24;
+		     n++, sector = max(next, sector + 1))
+			bch_btree_lookup(&s.t, inode, sector, &next);
+	if (!bch_set_gc(&s))
+		bch_set_commit(&s);
+	bch_set_close(&s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -150,6 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			((struct bch_bset_disk *)(at - 512))->seq;
 	if (data[1] & 1)
 		reseal(what, at, room);
-	bch_check(&io, &o, NULL, &res);
+	if (!bch_check(&io, &o, NULL, &res))
+		load(&res);
 	return 0;
 }
