@@ -364,6 +364,9 @@ static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
 		bch_key_add_ptr(&k[i], piece[i]);
 		ok = ok && ptr_current(ix, &k[i]);
 	}
+	/* Clean copies: the origin's data is flushed before they persist. */
+	if (ok && nr && !dirty)
+		WRITE_ONCE(ix->meta.flush_first_due, true);
 	for (i = 0; ok && i < nr && !r; i++)
 		r = index_insert(ix, &k[i]);
 	if (!ok && invalidate)
@@ -1166,6 +1169,7 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 		return r;
 	}
 	r = dmb_meta_dev_init(&ix->meta, ix->cache_bdev);
+	ix->meta.flush_first = dc->origin_dev->bdev;
 	if (!r && dc->layout == BCH_LAYOUT_BACKING) {
 		r = dmb_meta_dev_init(&ix->origin_meta, dc->origin_dev->bdev);
 		ix->origin_sb = dc->origin_info.sb;

@@ -60,10 +60,28 @@ static int meta_write(void *ctx, u64 sector, const void *buf, size_t len)
 	return meta_rw(ctx, REQ_OP_WRITE | REQ_FUA, sector, (void *)buf, len);
 }
 
+/*
+ * The core flushes before every journal entry and commit, so that no key
+ * reaches the disk before the data it names.  A clean key names the
+ * origin's copy too: were the cache's journal durable and the origin's
+ * write still in its volatile cache, a power cut would leave the cache
+ * serving data the origin lost, until the bucket is reclaimed and the
+ * range silently reverts.  So the origin is flushed first when clean
+ * keys went in since its last flush.
+ */
 static int meta_flush(void *ctx)
 {
 	struct dmb_meta_dev *m = ctx;
+	int r;
 
+	if (m->flush_first && READ_ONCE(m->flush_first_due)) {
+		WRITE_ONCE(m->flush_first_due, false);
+		r = blkdev_issue_flush(m->flush_first);
+		if (r) {
+			WRITE_ONCE(m->flush_first_due, true);
+			return r;
+		}
+	}
 	return blkdev_issue_flush(m->bdev);
 }
 

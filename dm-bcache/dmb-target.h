@@ -110,6 +110,12 @@ struct dmb_meta_dev {
 	struct dm_io_client *client;
 	struct block_device *bdev;
 	struct bch_meta_io io;
+	/*
+	 * Flushed before bdev when flush_first_due (dmb-meta-io.c): the
+	 * cache's origin, once clean keys went into the index.
+	 */
+	struct block_device *flush_first;
+	bool flush_first_due;
 };
 
 /*
