@@ -248,7 +248,7 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 		goto out;
 	}
 	if (dc->cache_sb.flags & BCH_CACHE_NEEDS_CHECK) {
-		ti->error = "Cache needs checking (a table failed on it): run bcache_check --clear-needs-check-flag";
+		ti->error = "Cache needs checking: run bcache_check --clear-needs-check-flag";
 		r = -EINVAL;
 		goto out;
 	}

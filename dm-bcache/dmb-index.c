@@ -441,7 +441,7 @@ static void record_failure(struct dmb_index *ix)
 	}
 	kfree(sb);
 	if (r) {
-		DMERR("cache %s: cannot record the failure in the cache superblock (%d): check the cache before use",
+		DMERR("cache %s: failure not recorded in the superblock (%d): check before use",
 		      ix->name, r);
 		return;
 	}

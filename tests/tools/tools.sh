@@ -174,11 +174,11 @@ if cmp -s "$tmp/export-j.out" "$tmp/seed.data"; then pass export/journal-data; e
 # in use.
 cp "$tmp/seed-c.img" "$tmp/nc.img"
 run needs-check/set 0 'applied needs-check' "$bin/bcache_damage" needs-check "$tmp/nc.img"
-run needs-check/noted 0 'note: superblock: needs_check is set' bcache_check "$tmp/nc.img"
+run needs-check/noted 0 'note: superblock: needs_check set' bcache_check "$tmp/nc.img"
 cp "$tmp/nc.img" "$tmp/nc-dmg.img"
 run needs-check/damage 0 'applied prio-magic' "$bin/bcache_damage" prio-magic "$tmp/nc-dmg.img"
 run needs-check/damaged-stays 1 'damage found: needs_check stays set' bcache_check --clear-needs-check-flag "$tmp/nc-dmg.img"
-run needs-check/damaged-still-set 1 'needs_check is set' bcache_check "$tmp/nc-dmg.img"
+run needs-check/damaged-still-set 1 'needs_check set' bcache_check "$tmp/nc-dmg.img"
 run needs-check/force-refused 2 'needs a whole check' bcache_check --force --clear-needs-check-flag "$tmp/nc.img"
 run needs-check/skip-refused 2 'needs a whole check' bcache_check --skip-btree --clear-needs-check-flag "$tmp/nc.img"
 run needs-check/clear 0 'needs_check cleared' bcache_check --clear-needs-check-flag "$tmp/nc.img"

@@ -386,7 +386,7 @@ int bch_check(const struct bch_meta_io *io, const struct bch_check_opts *o,
 	res->synchronous = res->sb.flags & BCH_CACHE_SYNC;
 	res->needs_check = res->sb.flags & BCH_CACHE_NEEDS_CHECK;
 	if (res->needs_check)
-		bch_chk_note(c, "superblock: needs_check is set: a table failed on this cache (bcache_check --clear-needs-check-flag clears it once the cache checks clean)");
+		bch_chk_note(c, "superblock: needs_check set: a table failed on this cache");
 	if (!res->synchronous) {
 		bch_chk_note(c, "superblock: not synchronous: the set is created on first use");
 		goto out;

@@ -64,7 +64,7 @@ enum bch_bdev_state {
  * The target refuses a cache that has it; bcache_check
  * --clear-needs-check-flag clears it once the metadata checks clean.
  */
-#define BCH_CACHE_NEEDS_CHECK		(1ULL << 63)
+#define BCH_CACHE_NEEDS_CHECK		BIT_ULL(63)
 
 /* The replacement policy field (BCH_CACHE_REPLACEMENT_*). */
 enum bch_replacement {

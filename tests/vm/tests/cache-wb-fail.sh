@@ -56,7 +56,7 @@ klog_has "needs_check recorded in the cache superblock" ||
 	fail "the removal did not record needs_check: $(klog_since | tail -n 3)"
 bcache_check /dev/mapper/cdev >/tmp/nc.out ||
 	{ cat /tmp/nc.out; fail "bcache_check found damage after the failure"; }
-grep -q "note: superblock: needs_check is set" /tmp/nc.out ||
+grep -q "note: superblock: needs_check set" /tmp/nc.out ||
 	{ cat /tmp/nc.out; fail "bcache_check does not report needs_check"; }
 table="0 $osz bcache /dev/mapper/cdev $ORIGIN_DEV 9 writeback $NOBYPASS writeback_delay 3600"
 klog_mark
