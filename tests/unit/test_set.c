@@ -33,6 +33,7 @@
 
 #include "unit.h"
 #include "check/check.h"
+#include "format/uuid.h"
 #include "mkfs/format.h"
 #include "set/set.h"
 
@@ -1618,6 +1619,61 @@ UNIT_TEST(set_failed_prio_write_frees_its_chain)
 	CHECK(!bch_set_save_prios(&s));
 	CHECK(s.a.nr_meta == meta);
 	reopen(&s, &d, &sb, &t);
+	bch_set_close(&s);
+	free(d.data);
+}
+
+/*
+ * A legacy UUID table (jset version 0: 64-byte entries), as an old
+ * driver left it: the set finds its slots where they are, rewrites it in
+ * the current layout the first time it looks (entries then say version
+ * 1), and the slots and labels survive the rewrite and a reopen.
+ */
+UNIT_TEST(set_uuid_legacy_table_converted)
+{
+	static const u8 a[16] = { 1 }, b[16] = { 2 };
+	struct bch_uuid_entry_v0_disk *v0;
+	const struct bch_uuid_entry_disk *e;
+	struct tally t = { 0 };
+	u8 first[512];
+	struct bch_set s;
+	struct bch_sb sb;
+	struct bch_key k;
+	struct dev d;
+	u64 bucket;
+
+	fresh(&s, &d, &sb, 0);
+	CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
+	CHECK(!bch_alloc_meta(&s.a, &bucket));
+	memset(s.buf, 0, s.g.meta_bucket_bytes);
+	v0 = s.buf;
+	memcpy(v0[0].uuid, a, 16);
+	memcpy(v0[3].uuid, b, 16);
+	memcpy(v0[3].label, "legacy", 6);
+	CHECK(!d.io.write(&d, bch_bucket_sector(&s.g, bucket), s.buf,
+			  s.g.meta_bucket_bytes));
+	bch_key_init(&k, 0, 0, s.g.meta_bucket_bytes / 512, false);
+	bch_key_add_ptr(&k, bch_make_ptr(s.g.nr_this_dev,
+					 bch_bucket_sector(&s.g, bucket),
+					 s.a.gens[bucket]));
+	memset(s.jw.head.uuid_bucket, 0, sizeof(s.jw.head.uuid_bucket));
+	bch_key_encode(&k, s.jw.head.uuid_bucket);
+	s.jw.head.version = 0;
+	CHECK(!bch_jwriter_write(&s.jw, NULL, 0));
+	reopen(&s, &d, &sb, &t);
+	CHECK(le32_to_cpu(s.jw.head.version) == 0);
+
+	CHECK(bch_set_uuid_slot(&s, b, "new", false) == 3);
+	CHECK(le32_to_cpu(s.jw.head.version) == BCH_JSET_VERSION);
+	reopen(&s, &d, &sb, &t);
+	CHECK(le32_to_cpu(s.jw.head.version) == BCH_JSET_VERSION);
+	CHECK(bch_set_uuid_slot(&s, b, "new", false) == 3);
+	CHECK(bch_set_uuid_slot(&s, a, "new", false) == 0);
+	/* Entries 0-3 in the first sector: the current layout's. */
+	CHECK(!d.io.read(&d, bch_bucket_sector(&s.g, s.uuid_bucket), first,
+			 sizeof(first)));
+	e = (const struct bch_uuid_entry_disk *)first + 3;
+	CHECK(!memcmp(e->uuid, b, 16) && !memcmp(e->label, "legacy", 6));
 	bch_set_close(&s);
 	free(d.data);
 }

@@ -24,6 +24,23 @@ enum bch_uuid_slot bch_uuid_slot_kind(const u8 uuid[16])
 	return BCH_UUID_IN_USE;
 }
 
+void bch_uuid_table_from_v0(void *buf, u32 nr)
+{
+	struct bch_uuid_entry_disk *e = buf;
+	const struct bch_uuid_entry_v0_disk *v0 = buf;
+	u32 i = nr;
+
+	/* Back to front: entry i grows over legacy entries 2i and 2i + 1. */
+	while (i--) {
+		memmove(&e[i], &v0[i], offsetof(struct bch_uuid_entry_v0_disk,
+						pad));
+		memset((u8 *)&e[i] + offsetof(struct bch_uuid_entry_disk,
+					      flags), 0,
+		       sizeof(e[i]) - offsetof(struct bch_uuid_entry_disk,
+					       flags));
+	}
+}
+
 const char *bch_uuid_entry_validate(const struct bch_uuid_entry_disk *e)
 {
 	u32 flags = le32_to_cpu(e->flags);

@@ -44,6 +44,14 @@ enum bch_uuid_slot {
 
 enum bch_uuid_slot bch_uuid_slot_kind(const u8 uuid[16]);
 
+/*
+ * Turn the legacy table in @buf (64-byte entries) into the current layout
+ * in place: the first @nr entries (the current layout's count, half the
+ * legacy one's) keep their fields, flags and size zero, as the driver
+ * converts it.
+ */
+void bch_uuid_table_from_v0(void *buf, u32 nr);
+
 /* Reason a slot in the current format is malformed, or NULL. */
 const char *bch_uuid_entry_validate(const struct bch_uuid_entry_disk *e);
 

@@ -113,7 +113,6 @@ int bch_jwriter_write(struct bch_jwriter *w, const struct bch_key *keys,
 	j->magic = cpu_to_le64(w->g->jset_magic);
 	j->seq = cpu_to_le64(w->seq);
 	j->last_seq = cpu_to_le64(w->last_seq);
-	j->version = cpu_to_le32(BCH_JSET_VERSION);
 	j->keys = cpu_to_le32(u64s);
 	for (u64s = 0, i = 0; i < taken; i++)
 		u64s += bch_key_encode(&keys[i], j->d + u64s);

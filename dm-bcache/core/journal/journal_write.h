@@ -21,7 +21,12 @@ struct bch_jwriter {
 	const struct bch_meta_io *io;
 	const struct bch_sb *sb;
 	const struct bch_geom *g;
-	struct bch_jset_disk head;	/* pointers every entry carries */
+	/*
+	 * What every entry carries: pointers, and the version, which names
+	 * the UUID table's layout (the set raises it when it rewrites a
+	 * legacy table).
+	 */
+	struct bch_jset_disk head;
 	u64 seq;			/* of the next entry */
 	u64 last_seq;			/* the next entry's: oldest it needs */
 	u64 disk_last_seq;		/* the newest written entry's */

@@ -717,7 +717,16 @@ static void uuid_key(struct bch_set *s, u64 bucket, struct bch_key *k)
 					s->a.gens[bucket]));
 }
 
-/* Read the table: the slot holding @uuid (or -ENOENT), and a free one. */
+/* Does the journal name a table in the legacy layout (jset version 0)? */
+static bool uuid_legacy(const struct bch_set *s)
+{
+	return le32_to_cpu(s->jw.head.version) < 1;
+}
+
+/*
+ * Read the table (in the current layout, converted if legacy): the slot
+ * holding @uuid (or -ENOENT), and a free one.
+ */
 static int uuid_find(struct bch_set *s, const u8 uuid[16], int *free)
 {
 	struct bch_uuid_entry_disk *t = s->buf;
@@ -729,6 +738,8 @@ static int uuid_find(struct bch_set *s, const u8 uuid[16], int *free)
 			s->buf, s->g.meta_bucket_bytes);
 	if (r)
 		return r;
+	if (uuid_legacy(s))
+		bch_uuid_table_from_v0(s->buf, s->g.nr_uuids);
 	*free = -1;
 	for (i = 0; i < s->g.nr_uuids; i++) {
 		if (found < 0 && !memcmp(t[i].uuid, uuid, 16))
@@ -747,10 +758,17 @@ int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
 	u64 bucket, old = s->uuid_bucket;
 	int r, slot;
 
+	/*
+	 * A legacy table is rewritten in the current layout, as the driver
+	 * does at start-up, the first time the set looks at it: the entries
+	 * the set writes from then on say version 1, which names the layout.
+	 */
+	bool legacy = uuid_legacy(s);
+
 	r = uuid_find(s, uuid, &slot);
-	if (r != -ENOENT && (r < 0 || !fresh))
+	if (r != -ENOENT && (r < 0 || (!fresh && !legacy)))
 		return r;
-	if (slot < 0)
+	if (slot < 0 && (r == -ENOENT || fresh))
 		return -ENOSPC;
 	r = journal_room(s);
 	if (r)
@@ -765,7 +783,11 @@ int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
 		return r;
 	/* A refill uses the buffer: read the table again, then add. */
 	r = uuid_find(s, uuid, &slot);
-	if (r >= 0) {		/* fresh: retire the old slot */
+	if (r >= 0 && !fresh) {		/* legacy: the slot as it was */
+		slot = r;
+		r = s->io->write(s->io->ctx, bch_bucket_sector(&s->g, bucket),
+				 s->buf, s->g.meta_bucket_bytes);
+	} else if (r >= 0) {	/* fresh: retire the old slot */
 		e = (struct bch_uuid_entry_disk *)s->buf + r;
 		memcpy(e->uuid, bch_invalid_uuid, 16);
 		e->invalidated = cpu_to_le32(bch_now_seconds());
@@ -790,6 +812,7 @@ int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
 	uuid_key(s, bucket, &k);
 	memset(s->jw.head.uuid_bucket, 0, sizeof(s->jw.head.uuid_bucket));
 	bch_key_encode(&k, s->jw.head.uuid_bucket);
+	s->jw.head.version = cpu_to_le32(BCH_JSET_VERSION);
 	r = journal_head(s);
 	if (r)
 		return r;
