@@ -13,8 +13,9 @@ The rules:
   one listed before it, never from a peer.
 - core/ includes nothing of the target glue (dm-bcache/*.h) and nothing
   of userspace.
-- Every .c file in core/ is in DMB_CORE_SRCS and every listed file
-  exists: the module and the userspace library build the same core.
+- Every .c file in core/ is in DMB_CORE_SRCS (or, userspace's platform
+  state only, DMB_CORE_USER_SRCS) and every listed file exists: the
+  module and the userspace library build the same core.
 - The userspace tools and their library include no glue header.
 
 Prints one line per violation; exits 1 if there is any.
@@ -43,7 +44,8 @@ def check(top):
     for i, group in enumerate(make_var(mk, 'DMB_CORE_LAYERS')):
         for layer in group.split(','):
             rank[layer] = i
-    srcs = set(make_var(mk, 'DMB_CORE_SRCS'))
+    srcs = set(make_var(mk, 'DMB_CORE_SRCS')) | \
+        set(make_var(mk, 'DMB_CORE_USER_SRCS'))
     bad = []
 
     found = set()

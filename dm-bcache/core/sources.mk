@@ -17,3 +17,7 @@ DMB_CORE_SRCS := \
 	mkfs/format.c \
 	set/set.c \
 	check/check.c check/check_journal.c check/check_btree.c
+
+# Userspace only: the userspace platform layer's own state (the kernel's
+# platform layer is the kernel).
+DMB_CORE_USER_SRCS := util/platform_user.c

@@ -376,10 +376,10 @@ UNIT_TEST(journal_write_round_trip)
 	CHECK(s.newest_seq == w.seq - 1);
 	bch_jscan_sort(&s);
 	for (i = 0; i < s.nr; i++) {
-		struct bch_jset_disk *j = bch_jscan_read(&im.io, &im.sb, &im.g,
-							 &s.e[i]);
+		struct bch_jset_disk *j;
 		u32 w64 = 0;
 
+		CHECK(!bch_jscan_read(&im.io, &im.sb, &im.g, &s.e[i], &j));
 		CHECK(s.e[i].valid && s.e[i].seq == i + 1);
 		while (j && w64 < s.e[i].u64s) {
 			struct bch_key k;

@@ -38,11 +38,12 @@ static void on_entry(void *ctx, const struct bch_jset_disk *j,
 static int check_entry_keys(struct bch_chk *c, const struct bch_jentry *e)
 {
 	struct bch_sb *sb = &c->res->sb;
-	struct bch_jset_disk *j = bch_jscan_read(c->io, sb, &c->g, e);
+	struct bch_jset_disk *j;
 	u32 at = 0;
+	int r = bch_jscan_read(c->io, sb, &c->g, e, &j);
 
-	if (!j)
-		return -EIO;
+	if (r)
+		return r;
 	if (c->ops && c->ops->jset)
 		c->ops->jset(c->ops->ctx, j, e->ring, sb->d[e->ring], e->block,
 			     true);

@@ -111,10 +111,9 @@ void bch_jscan_sort(struct bch_jscan *s)
 	bch_sort(s->e, s->nr, sizeof(*s->e), cmp_entry);
 }
 
-struct bch_jset_disk *bch_jscan_read(const struct bch_meta_io *io,
-				     const struct bch_sb *sb,
-				     const struct bch_geom *g,
-				     const struct bch_jentry *e)
+int bch_jscan_read(const struct bch_meta_io *io, const struct bch_sb *sb,
+		   const struct bch_geom *g, const struct bch_jentry *e,
+		   struct bch_jset_disk **out)
 {
 	u64 sector = bch_bucket_sector(g, sb->d[e->ring]) +
 		     (u64)e->block * g->block_sectors;
@@ -122,14 +121,18 @@ struct bch_jset_disk *bch_jscan_read(const struct bch_meta_io *io,
 				    8 * (size_t)e->u64s, 512) * 512;
 	struct bch_jset_disk *j;
 
+	*out = NULL;
 	if (sector + bytes / 512 > io->sectors)
-		return NULL;
+		return -EIO;
 	j = bch_zalloc(bytes);
-	if (j && io->read(io->ctx, sector, j, bytes)) {
+	if (!j)
+		return -ENOMEM;
+	if (io->read(io->ctx, sector, j, bytes)) {
 		bch_free(j);
-		return NULL;
+		return -EIO;
 	}
-	return j;
+	*out = j;
+	return 0;
 }
 
 void bch_jscan_free(struct bch_jscan *s)
@@ -157,9 +160,9 @@ int bch_jscan_replay(const struct bch_meta_io *io, const struct bch_sb *sb,
 		if (!e->valid || e->seq < last || e->seq > s->newest_seq ||
 		    (i && s->e[i - 1].seq == e->seq && s->e[i - 1].valid))
 			continue;
-		j = bch_jscan_read(io, sb, g, e);
-		if (!j)
-			return -EIO;
+		r = bch_jscan_read(io, sb, g, e, &j);
+		if (r)
+			return r;
 		while (at < e->u64s && !r) {
 			struct bch_key k;
 			u32 n = bch_key_decode(j->d + at, e->u64s - at, &k);

@@ -47,11 +47,15 @@ int bch_jscan_run(const struct bch_meta_io *io, const struct bch_sb *sb,
 /* Order the entries by seq, a valid entry before a damaged one. */
 void bch_jscan_sort(struct bch_jscan *s);
 
-/* Read entry @e whole, header and keys; NULL on error.  bch_free() it. */
-struct bch_jset_disk *bch_jscan_read(const struct bch_meta_io *io,
-				     const struct bch_sb *sb,
-				     const struct bch_geom *g,
-				     const struct bch_jentry *e);
+/*
+ * Read entry @e whole, header and keys, into *@out (bch_free() it).
+ * -ENOMEM when no buffer could be had, -EIO when the read failed or the
+ * entry lies past the device's end; the caller tells the two apart, as
+ * only the second says anything about the journal.
+ */
+int bch_jscan_read(const struct bch_meta_io *io, const struct bch_sb *sb,
+		   const struct bch_geom *g, const struct bch_jentry *e,
+		   struct bch_jset_disk **out);
 
 void bch_jscan_free(struct bch_jscan *s);
 

@@ -55,8 +55,21 @@ static inline void bch_sort(void *base, size_t n, size_t size,
 		qsort(base, n, size, cmp);
 }
 
+/*
+ * Allocation failure injection, for the unit tests' fault runs: while
+ * bch_fail_alloc_countdown is positive, every allocation counts it down,
+ * and the one that brings it to zero fails.  bch_alloc_calls counts
+ * allocations, so a test can learn how many sites a run passes.  Both
+ * live in util/platform_user.c, which only userspace builds.
+ */
+extern long bch_fail_alloc_countdown;
+extern u64 bch_alloc_calls;
+
 static inline void *bch_zalloc(size_t size)
 {
+	bch_alloc_calls++;
+	if (bch_fail_alloc_countdown > 0 && --bch_fail_alloc_countdown == 0)
+		return NULL;
 	return calloc(1, size ? size : 1);
 }
 
