@@ -219,3 +219,33 @@ UNIT_TEST(set_alloc_faults_lose_no_acked_write)
 		sites, errors, partial);
 	CHECK(errors > 0 && partial > 0);
 }
+
+/*
+ * A journal write, on which every write's completion waits, allocates
+ * nothing once the set is open: its buffer is the writer's own.
+ */
+UNIT_TEST(set_journal_write_allocates_nothing)
+{
+	struct bch_set s;
+	struct bch_sb sb;
+	struct fdev d;
+	u64 before;
+	u32 w;
+
+	fd_format(&d, &sb);
+	memset(acked, 0, sizeof(acked));
+	CHECK(!bch_set_open(&s, &d.io, &sb));
+	CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
+	CHECK(!one_write(&s, &d, 0));
+	before = bch_alloc_calls;
+	for (w = 0; w < 64; w++) {
+		struct bch_key k;
+
+		bch_key_init(&k, 1, (u64)w * WLEN + WLEN, WLEN, false);
+		CHECK(!bch_set_journal(&s, &k, 1));
+	}
+	CHECK(!bch_set_journal(&s, NULL, 0));
+	CHECK(bch_alloc_calls == before);
+	bch_set_close(&s);
+	free(d.data);
+}

@@ -35,12 +35,23 @@ int bch_jwriter_open(struct bch_jwriter *w, const struct bch_meta_io *io,
 	memset(w, 0, sizeof(*w));
 	if (!s->have_newest || !sb->keys)
 		return -EINVAL;
-	w->bucket_max_seq = bch_zalloc(sb->keys * sizeof(u64));
-	if (!w->bucket_max_seq)
-		return -ENOMEM;
 	w->io = io;
 	w->sb = sb;
 	w->g = g;
+	/*
+	 * The one entry buffer, for the writer's life: a journal write, on
+	 * which every write's completion waits, allocates nothing.
+	 */
+	w->buf_bytes = (size_t)g->block_sectors * 512 *
+		       min_t(u32, bucket_blocks(w),
+			     DIV_ROUND_UP(BCH_JSET_MAX_BYTES,
+					  g->block_sectors * 512));
+	w->bucket_max_seq = bch_zalloc(sb->keys * sizeof(u64));
+	w->buf = bch_zalloc(w->buf_bytes);
+	if (!w->bucket_max_seq || !w->buf) {
+		bch_jwriter_close(w);
+		return -ENOMEM;
+	}
 	for (i = 0; i < s->nr; i++) {
 		const struct bch_jentry *e = &s->e[i];
 
@@ -71,6 +82,8 @@ void bch_jwriter_close(struct bch_jwriter *w)
 {
 	bch_free(w->bucket_max_seq);
 	w->bucket_max_seq = NULL;
+	bch_free(w->buf);
+	w->buf = NULL;
 }
 
 void bch_jwriter_set_root(struct bch_jwriter *w, const struct bch_key *root,
@@ -97,8 +110,8 @@ int bch_jwriter_write(struct bch_jwriter *w, const struct bch_key *keys,
 			return r;
 	}
 	room_blocks = bucket_blocks(w) - w->block;
-	max_bytes = min_t(size_t, (size_t)room_blocks * block,
-			  BCH_JSET_MAX_BYTES);
+	max_bytes = min_t(size_t, (size_t)room_blocks * block, w->buf_bytes);
+	max_bytes = min_t(size_t, max_bytes, BCH_JSET_MAX_BYTES);
 	while (taken < n && sizeof(*j) + 8 * (size_t)(u64s +
 	       bch_key_u64s(&keys[taken])) <= max_bytes)
 		u64s += bch_key_u64s(&keys[taken++]);
@@ -106,9 +119,8 @@ int bch_jwriter_write(struct bch_jwriter *w, const struct bch_key *keys,
 		return -ENOSPC;		/* a key larger than a bucket */
 
 	blocks = entry_blocks(w, u64s);
-	j = bch_zalloc((size_t)blocks * block);
-	if (!j)
-		return -ENOMEM;
+	j = w->buf;
+	memset(j, 0, (size_t)blocks * block);
 	*j = w->head;
 	j->magic = cpu_to_le64(w->g->jset_magic);
 	j->seq = cpu_to_le64(w->seq);
@@ -121,7 +133,6 @@ int bch_jwriter_write(struct bch_jwriter *w, const struct bch_key *keys,
 			 bch_bucket_sector(w->g, w->sb->d[w->ring]) +
 			 (u64)w->block * w->g->block_sectors,
 			 j, (size_t)blocks * block);
-	bch_free(j);
 	if (r)
 		return r;
 	w->bucket_max_seq[w->ring] = w->seq++;

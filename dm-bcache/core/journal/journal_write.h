@@ -33,6 +33,8 @@ struct bch_jwriter {
 	u32 ring;			/* bucket being filled */
 	u32 block;			/* its next free block */
 	u64 *bucket_max_seq;		/* per ring bucket: newest seq in it */
+	void *buf;			/* an entry, as written */
+	size_t buf_bytes;
 };
 
 /*
