@@ -50,6 +50,7 @@ struct dmb_fill {
 	struct dmb_index *ix;
 	struct dmb_span span;		/* the range, on the span list */
 	u32 sectors;
+	u32 reserved;			/* sectors counted in ix->fill_pages */
 	u64 piece[DMB_MAX_PIECES];	/* where it went in the cache */
 	u32 piece_len[DMB_MAX_PIECES];
 	u32 nr_pieces;
@@ -61,11 +62,24 @@ struct dmb_fill {
 
 static struct kmem_cache *fill_cache;
 
+/*
+ * Pages all fills of one cache may hold at once (16 MiB): a fill is only
+ * an optimisation, so a miss past the bound is not filled, and a burst of
+ * misses cannot take memory the rest of the system needs.
+ */
+#define DMB_FILL_PAGES_MAX	4096
+
+static u32 fill_pages(u32 sectors)
+{
+	return DIV_ROUND_UP(sectors, PAGE_SIZE >> SECTOR_SHIFT);
+}
+
 /* The end of every fill, indexed or dropped. */
 static void fill_free(struct dmb_fill *f)
 {
 	u32 i;
 
+	atomic_sub(fill_pages(f->reserved), &f->ix->fill_pages);
 	atomic_dec(&f->ix->fills_pending);
 	for (i = 0; i < f->nr_pages; i++)
 		__free_page(f->pl[i].page);
@@ -224,13 +238,15 @@ static void fill_write(struct work_struct *work)
 	u32 i, done, got;
 	int r = 0;
 
-	f->pl = kmalloc_array(DIV_ROUND_UP(f->sectors, PAGE_SIZE >> SECTOR_SHIFT),
-			      sizeof(*f->pl), GFP_NOIO | __GFP_NOWARN);
+	/* Best effort: under memory pressure the fill goes, not the cache. */
+	f->pl = kmalloc_array(fill_pages(f->sectors), sizeof(*f->pl),
+			      GFP_NOIO | __GFP_NORETRY | __GFP_NOWARN);
 	if (!f->pl)
 		goto drop;
-	f->nr_pages = DIV_ROUND_UP(f->sectors, PAGE_SIZE >> SECTOR_SHIFT);
+	f->nr_pages = fill_pages(f->sectors);
 	for (i = 0; i < f->nr_pages; i++) {
-		f->pl[i].page = alloc_page(GFP_NOIO | __GFP_NOWARN);
+		f->pl[i].page = alloc_page(GFP_NOIO | __GFP_NORETRY |
+					   __GFP_NOWARN);
 		f->pl[i].next = i + 1 < f->nr_pages ? &f->pl[i + 1] : NULL;
 		if (!f->pl[i].page) {
 			f->nr_pages = i;
@@ -282,17 +298,26 @@ drop:
 }
 
 /*
- * A read miss completed (bio completion context): copy its data and queue
- * the fill.  Best effort: with no memory, nothing is cached.
+ * A read miss completed (bio completion context): queue its fill.  Best
+ * effort: past DMB_FILL_PAGES_MAX, or with no memory, nothing is cached.
  */
 void dmb_index_queue_fill(struct dmb_index *ix, struct dmb_io *io)
 {
+	u32 sectors = io->span.end - io->span.start;	/* readahead too */
 	struct dmb_fill *f;
 
-	f = kmem_cache_alloc(fill_cache, GFP_NOWAIT | __GFP_NOWARN);
-	if (!f)
+	if (atomic_add_return(fill_pages(sectors), &ix->fill_pages) >
+	    DMB_FILL_PAGES_MAX) {
+		atomic_sub(fill_pages(sectors), &ix->fill_pages);
 		return;
-	f->sectors = io->span.end - io->span.start;	/* readahead too */
+	}
+	f = kmem_cache_alloc(fill_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (!f) {
+		atomic_sub(fill_pages(sectors), &ix->fill_pages);
+		return;
+	}
+	f->sectors = sectors;
+	f->reserved = sectors;
 	f->nr_pages = 0;
 	f->pl = NULL;
 	f->origin = io->dc->origin_dev->bdev;
@@ -895,6 +920,7 @@ int dmb_index_detach(struct dmb_index *ix, sector_t start, sector_t len,
 	 */
 	wait_event(ix->cache_io_wait, !atomic_read(&ix->cache_io[0]) &&
 		   !atomic_read(&ix->cache_io[1]));
+	flush_workqueue(ix->defer_wq);
 	flush_workqueue(ix->fill_wq);
 	flush_workqueue(ix->wq);
 	noio = memalloc_noio_save();
@@ -1032,10 +1058,10 @@ static void index_free(struct dmb_index *ix)
 	/* Nothing may run on the set once it is closed. */
 	WRITE_ONCE(ix->stopping, true);
 	/* Fills first: a fill that ends queues the worker. */
-	if (ix->fill_wq) {
+	if (ix->defer_wq)
 		cancel_work_sync(&ix->defer_work);
+	if (ix->fill_wq)
 		flush_workqueue(ix->fill_wq);
-	}
 	if (ix->wq) {
 		/* A run under way may arm the timer; neither re-queues now. */
 		cancel_work_sync(&ix->index_work);
@@ -1047,6 +1073,8 @@ static void index_free(struct dmb_index *ix)
 		destroy_workqueue(ix->wq);
 	if (ix->fill_wq)
 		destroy_workqueue(ix->fill_wq);
+	if (ix->defer_wq)
+		destroy_workqueue(ix->defer_wq);
 	bioset_exit(&ix->bs);
 	dmb_meta_dev_exit(&ix->meta);
 	dmb_meta_dev_exit(&ix->origin_meta);
@@ -1146,7 +1174,7 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 	init_waitqueue_head(&ix->gc_wait);
 	spin_lock_init(&ix->span_lock);
 	INIT_LIST_HEAD(&ix->spans);
-	init_waitqueue_head(&ix->span_wait);
+	bio_list_init(&ix->parked);
 	ix->origin_dirty = dc->layout == BCH_LAYOUT_BACKING &&
 		bch_sb_bdev_state(&dc->origin_info.sb) == BCH_BDEV_STATE_DIRTY;
 	if (dmb_wb_init(ix)) {
@@ -1157,7 +1185,12 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 
 	ix->wq = alloc_ordered_workqueue("dmb_index", WQ_MEM_RECLAIM);
 	ix->fill_wq = alloc_workqueue("dmb_fill", WQ_MEM_RECLAIM, 0);
-	if (!ix->wq || !ix->fill_wq) {
+	/*
+	 * Its own queue, with its own rescuer: a deferred write or a retried
+	 * read never waits behind a fill's allocation.
+	 */
+	ix->defer_wq = alloc_workqueue("dmb_defer", WQ_MEM_RECLAIM, 0);
+	if (!ix->wq || !ix->fill_wq || !ix->defer_wq) {
 		ti->error = "Cannot allocate workqueues";
 		return -ENOMEM;
 	}
@@ -1290,6 +1323,7 @@ int dmb_index_sync(struct dmb_index *ix)
 		return 0;
 	/* From here until resume the worker starts no reclaim or gc pass. */
 	WRITE_ONCE(ix->quiet, true);
+	flush_workqueue(ix->defer_wq);
 	flush_workqueue(ix->fill_wq);
 	flush_workqueue(ix->wq);
 	index_work(&ix->index_work);	/* what the flushes queued last */

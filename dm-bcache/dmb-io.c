@@ -19,13 +19,15 @@
  *               write supersedes it).
  *   flush       journals the index first, then goes to the origin.
  *
- * map never sleeps on a lock or on metadata I/O: it only try-locks the
- * index.  When that fails, the bio is deferred to a worker that may wait
- * for the lock (dmb_io_deferred()); a deferred read that the cache holds
- * only part of goes to the origin (bypass_busy), or in pieces when part
- * of it is dirty.  Spans (dmb-span.c) keep concurrent writes from leaving
- * older data in the cache than on the origin, and write-back copies from
- * landing on the origin after a newer write.
+ * map takes the index lock shared and may sleep for it, as dm-writecache
+ * sleeps for its lock in map; it never waits for metadata I/O.  The index
+ * worker holds the lock exclusive only while it changes the index in
+ * memory, never across I/O or anything else map's caller could hold up,
+ * so the wait is short and cannot deadlock.  Spans (dmb-span.c) keep
+ * concurrent writes from leaving older data in the cache than on the
+ * origin, and write-back copies from landing on the origin after a newer
+ * write: a write that finds a copy of its range in flight is parked and
+ * then finished by the deferred worker (dmb_io_deferred()).
  *
  * Dirty data is only in the cache: a failed read of it fails the bio
  * instead of being retried from the origin, which holds older data.
@@ -96,22 +98,17 @@ static u32 readahead_want(struct dmb_cache *dc, struct bio *bio, u32 n)
 	return min_t(u64, ra, DMB_FILL_MAX_SECTORS - n);
 }
 
-static void read_pieces(struct dmb_cache *dc, struct dmb_io *io,
-			struct bio *bio, sector_t sector);
 static int uncached_read_locked(struct dmb_cache *dc, struct dmb_io *io,
 				struct bio *bio, sector_t sector,
 				enum dmb_counter why);
 
 /*
  * A read, with index_lock held for reading (released here): @bio is
- * remapped to where its data is.  In map (@split) a bio that the cache
- * holds only part of is cut with dm_accept_partial_bio() and dm sends the
- * rest again; a deferred read cannot be cut, and goes to the origin whole
- * unless the cache holds all of it or none, or holds dirty data of it:
- * then it is read in pieces (read_pieces()), and false is returned.
+ * remapped to where its data is.  A bio that the cache holds only part
+ * of is cut with dm_accept_partial_bio() and dm sends the rest again.
  */
-static bool read_locked(struct dmb_cache *dc, struct dmb_io *io,
-			struct bio *bio, sector_t sector, bool split)
+static void read_locked(struct dmb_cache *dc, struct dmb_io *io,
+			struct bio *bio, sector_t sector)
 {
 	struct dmb_index *ix = dc->ix;
 	const struct bch_key *k;
@@ -121,7 +118,7 @@ static bool read_locked(struct dmb_cache *dc, struct dmb_io *io,
 
 	k = bch_btree_lookup(&ix->set.t, ix->inode, sector, &next);
 	n = min_t(u64, next - sector, sectors);
-	if (key_cached(ix, k) && (split || n == sectors)) {
+	if (key_cached(ix, k)) {
 		u64 bucket = bch_ptr_bucket(&ix->set.g, k->ptr[0]);
 		sector_t at = bch_ptr_offset(k->ptr[0]) +
 			      (sector - bch_key_start(k));
@@ -143,23 +140,12 @@ static bool read_locked(struct dmb_cache *dc, struct dmb_io *io,
 		dmb_stats_inc(&dc->stats, DMB_READ_HIT);
 		bio_set_dev(bio, dc->cache_dev->bdev);
 		bio->bi_iter.bi_sector = at;
-		return true;
+		return;
 	}
 	n = min_t(u32, n, DMB_FILL_MAX_SECTORS);
 	ra = n == sectors ? readahead_want(dc, bio, n) : 0;
 	if (ra)
 		ra = readahead_gap(dc, sector + n, ra);
-	if (n < sectors && !split &&
-	    first_cached(dc, sector, sector + sectors, true) < sector + sectors) {
-		read_pieces(dc, io, bio, sector);
-		return false;
-	}
-	if (n < sectors && !split) {
-		up_read(&ix->index_lock);
-		dmb_bypass_count(dc, false, DMB_WHY_BUSY);
-		remap_origin(dc, bio, sector);
-		return true;
-	}
 	why = dmb_bypass_why(dc, sector, n, false);
 	/*
 	 * The fill's span (reaching past the bio by the readahead) goes on
@@ -175,46 +161,37 @@ static bool read_locked(struct dmb_cache *dc, struct dmb_io *io,
 	if (why != DMB_NR_COUNTERS) {
 		dmb_bypass_count(dc, false, why);
 		remap_origin(dc, bio, sector);
-		return true;
+		return;
 	}
 	dmb_stats_inc(&dc->stats, DMB_READ_MISS);
 	if (io->flags & DMB_IO_FILL)
 		io->iter = bio->bi_iter;	/* as cut, if it was */
 	remap_origin(dc, bio, sector);
-	return true;
 }
 
 /*
- * The index lock, shared, for map, which must not sleep.  The worker
- * holds it exclusive only while it changes the index in memory (inserts,
- * a leaf's sets, raised gens), never across I/O, so a short spin
- * usually gets it; past DMB_MAP_SPIN_NS the bio is deferred instead.
+ * map's shared hold on the index.  It may sleep: the worker holds the
+ * lock exclusive only for in-memory changes (see the top of this file).
+ * A bio that has to wait is counted (status lock_waits), so a test can
+ * see how often foreground I/O meets those windows.
  */
-#define DMB_MAP_SPIN_NS		(50 * NSEC_PER_USEC)
-
-static bool map_trylock(struct dmb_index *ix)
+static void map_lock(struct dmb_index *ix)
 {
-	u64 until = 0;
-
-	do {
-		if (down_read_trylock(&ix->index_lock))
-			return true;
-		if (!until)
-			until = ktime_get_ns() + DMB_MAP_SPIN_NS;
-		cpu_relax();
-	} while (ktime_get_ns() < until);
-	return false;
+	if (down_read_trylock(&ix->index_lock))
+		return;
+	atomic64_inc(&ix->lock_waits);
+	down_read(&ix->index_lock);
 }
 
-/* For the deferred worker: map cannot take the index lock now. */
-static int defer(struct dmb_index *ix, struct bio *bio)
+/* Parked writes whose write-back copy ended: to the deferred worker. */
+void dmb_io_defer_list(struct dmb_index *ix, struct bio_list *bios)
 {
-	atomic64_inc(&ix->nr_deferred);
-	spin_lock_irq(&ix->lock);
-	bio_list_add(&ix->deferred, bio);
-	spin_unlock_irq(&ix->lock);
-	queue_work(ix->fill_wq, &ix->defer_work);
-	return DM_MAPIO_SUBMITTED;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ix->lock, flags);
+	bio_list_merge(&ix->deferred, bios);
+	queue_work(ix->defer_wq, &ix->defer_work);
+	spin_unlock_irqrestore(&ix->lock, flags);
 }
 
 static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
@@ -227,11 +204,10 @@ static int map_read(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		dmb_bypass_count(dc, false, DMB_WHY_MODE);
 		return remap_origin(dc, bio, sector);
 	}
-	if (!map_trylock(ix))
-		return defer(ix, bio);
+	map_lock(ix);
 	if (mode == DMB_MODE_PASSTHROUGH)
 		return uncached_read_locked(dc, io, bio, sector, DMB_WHY_MODE);
-	read_locked(dc, io, bio, sector, true);
+	read_locked(dc, io, bio, sector);
 	return DM_MAPIO_REMAPPED;
 }
 
@@ -555,10 +531,10 @@ static int failed_locked(struct dmb_cache *dc, struct dmb_io *io,
 }
 
 /*
- * Failed hits, read again from the origin; and reads and writes map could
- * not lock the index for (or, for writes, that wait for a write-back copy
- * of their range to reach the origin first): the same paths, allowed to
- * wait.
+ * Failed hits, read again from the origin; and parked writes whose
+ * write-back copy ended (dmb-span.c), parked again while another copy of
+ * their range is still in flight.  Nothing here waits for I/O, so one
+ * slow copy holds back only the writes over its own range.
  */
 void dmb_io_deferred(struct work_struct *work)
 {
@@ -581,22 +557,15 @@ void dmb_io_deferred(struct work_struct *work)
 		enum dmb_mode mode = write_mode(ix, READ_ONCE(dc->mode));
 		sector_t sector = dc->data_offset +
 				  dm_target_offset(dc->ti, bio->bi_iter.bi_sector);
+		int r;
 
-		int r = DM_MAPIO_REMAPPED;
-
-		/* A write's span is registered (map_write()). */
-		if (io->span.on)
-			dmb_span_wait_writeback(ix, &io->span);
+		if (dmb_span_repark(ix, &io->span, bio))
+			continue;
 		down_read(&ix->index_lock);
 		if (READ_ONCE(ix->state) != DMB_STATE_RW)
 			r = failed_locked(dc, io, bio, sector);
-		else if (bio_op(bio) != REQ_OP_READ)
+		else
 			r = write_locked(dc, io, bio, sector, mode, io->why);
-		else if (mode == DMB_MODE_PASSTHROUGH)
-			r = uncached_read_locked(dc, io, bio, sector,
-						 DMB_WHY_MODE);
-		else if (!read_locked(dc, io, bio, sector, false))
-			r = DM_MAPIO_SUBMITTED;		/* sent in pieces */
 		if (r == DM_MAPIO_REMAPPED)
 			submit_bio_noacct(bio);
 		else if (r == DM_MAPIO_KILL)
@@ -606,8 +575,8 @@ void dmb_io_deferred(struct work_struct *work)
 
 /*
  * Every write registers its span first: if a write-back copy of its range
- * is in flight, it waits for it in the deferred worker, so the older data
- * never lands on the origin after it.
+ * is in flight, it is parked until the copy ends, so the older data never
+ * lands on the origin after it.
  */
 static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 		     sector_t sector, enum dmb_mode mode)
@@ -616,21 +585,12 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 
 	mode = write_mode(ix, mode);
 	io->why = write_why(dc, bio, sector, mode);
-	if (dmb_span_write(ix, &io->span, sector, bio_sectors(bio)))
-		return defer(ix, bio);
-	if (map_trylock(ix))
-		return write_locked(dc, io, bio, sector, mode, io->why);
-	/*
-	 * Without the lock map cannot tell whether the range holds dirty
-	 * data, which only dmb_origin_then_invalidate() may replace: with
-	 * any dirty data, the worker looks.
-	 */
-	if (to_cache(bio, mode, io->why) || bch_set_dirty_sectors(&ix->set))
-		return defer(ix, bio);
-	if (bio_op(bio) == REQ_OP_WRITE)
-		dmb_bypass_count(dc, true, io->why);
-	invalidate_then_write(ix, bio);
-	return DM_MAPIO_SUBMITTED;
+	if (dmb_span_write(ix, &io->span, sector, bio_sectors(bio), bio)) {
+		atomic64_inc(&ix->nr_deferred);
+		return DM_MAPIO_SUBMITTED;
+	}
+	map_lock(ix);
+	return write_locked(dc, io, bio, sector, mode, io->why);
 }
 
 int dmb_map(struct dm_target *ti, struct bio *bio)
@@ -672,8 +632,7 @@ int dmb_map(struct dm_target *ti, struct bio *bio)
 						 DMB_WHY_FAILED);
 			return remap_origin(dc, bio, sector);
 		}
-		if (!map_trylock(ix))
-			return defer(ix, bio);
+		map_lock(ix);
 		return failed_locked(dc, io, bio, sector);
 	}
 	if (bio_op(bio) == REQ_OP_READ)
@@ -717,7 +676,7 @@ int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 			/* Queued under the lock, as in dmb_index_write_done(). */
 			spin_lock_irqsave(&ix->lock, flags);
 			bio_list_add(&ix->retries, bio);
-			queue_work(ix->fill_wq, &ix->defer_work);
+			queue_work(ix->defer_wq, &ix->defer_work);
 			spin_unlock_irqrestore(&ix->lock, flags);
 			return DM_ENDIO_INCOMPLETE;
 		}

@@ -21,7 +21,7 @@ enum dmb_counter {
 	DMB_WHY_SEQUENTIAL,
 	DMB_WHY_CONGESTED,
 	DMB_WHY_MODE,		/* writearound or passthrough */
-	DMB_WHY_BUSY,		/* a read while the index was locked */
+	DMB_WHY_BUSY,		/* none since map waits for the lock; kept */
 	DMB_WHY_NOSPACE,	/* no cache space ready */
 	DMB_WHY_FAILED,		/* the cache's metadata failed */
 	DMB_NR_COUNTERS

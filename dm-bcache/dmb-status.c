@@ -34,14 +34,15 @@ static const char *const state_names[] = {
  *    <#counters> <counter>*       "<name> <value>" pairs: bypass reasons
  *                                 (why_names), then gc_runs, reclaims,
  *                                 commits, cache_errors, deferred
- *                                 (bios map found the index locked for)
- *                                 of the index, gc_active (1 while a
+ *                                 (writes parked behind a write-back
+ *                                 copy) of the index, gc_active (1 while a
  *                                 gc pass is under way), written_back
  *                                 (sectors), writeback_errors (copies
  *                                 that failed), writeback_full (1 while
  *                                 copying flat out), fills_pending
  *                                 (read misses whose fill is not yet
- *                                 indexed or dropped)
+ *                                 indexed or dropped), lock_waits (bios
+ *                                 map waited for the index lock for)
  */
 static const char *const why_names[] = {
 	[DMB_WHY_SEQUENTIAL] = "bypass_sequential",
@@ -75,7 +76,7 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	       (unsigned long long)dc->data_offset);
 	DMEMIT("0 2 origin_layout %s",
 	       bch_origin_request_names[dc->opt_val[DMB_OPT_ORIGIN_LAYOUT]]);
-	DMEMIT(" %u", (DMB_NR_COUNTERS - DMB_WHY_SEQUENTIAL + 10) * 2);
+	DMEMIT(" %u", (DMB_NR_COUNTERS - DMB_WHY_SEQUENTIAL + 11) * 2);
 	for (i = DMB_WHY_SEQUENTIAL; i < DMB_NR_COUNTERS; i++)
 		DMEMIT(" %s %llu", why_names[i], c.c[i]);
 	DMEMIT(" gc_runs %llu reclaims %llu commits %llu cache_errors %llu",
@@ -88,7 +89,9 @@ static void emit_info(struct dmb_cache *dc, char *result, unsigned int maxlen)
 	DMEMIT(" written_back %llu writeback_errors %llu writeback_full %u",
 	       (u64)atomic64_read(&ix->wb.written),
 	       (u64)atomic64_read(&ix->wb.errors), dmb_wb_full(ix) ? 1 : 0);
-	DMEMIT(" fills_pending %d", atomic_read(&ix->fills_pending));
+	DMEMIT(" fills_pending %d lock_waits %llu",
+	       atomic_read(&ix->fills_pending),
+	       (u64)atomic64_read(&ix->lock_waits));
 }
 
 /*

@@ -52,9 +52,9 @@ enum dmb_state {
  * even started while an overlapping write is in flight.
  *
  * Write-back copies (dmb-writeback.c) have spans too: one starts only
- * where no write is in flight, and a write that finds one waits for it
- * (deferred), so the copy of older data never reaches the origin after
- * the newer write does.
+ * where no write is in flight, and a write that finds one is parked
+ * until it ends (then deferred), so the copy of older data never reaches
+ * the origin after the newer write does.
  */
 enum dmb_span_kind {
 	DMB_SPAN_FILL,			/* data on its way into the cache */
@@ -212,6 +212,7 @@ struct dmb_index {
 
 	struct workqueue_struct *wq;	/* ordered: every index change */
 	struct workqueue_struct *fill_wq;
+	struct workqueue_struct *defer_wq;	/* deferred and retried bios */
 	struct work_struct index_work;
 	struct delayed_work journal_work;
 	spinlock_t lock;		/* the lists below */
@@ -219,8 +220,8 @@ struct dmb_index {
 	struct list_head fills;		/* struct dmb_fill: data in the cache */
 	struct bio_list invalidate;	/* writes to invalidate, then send */
 	struct bio_list flushes;
-	struct bio_list deferred;	/* writes map could not lock for */
-	struct work_struct defer_work;
+	struct bio_list deferred;	/* parked writes whose copy ended */
+	struct work_struct defer_work;	/* on defer_wq */
 	bool journal_due;
 	bool refill_due;
 	bool synced;			/* durable since the last suspend */
@@ -238,14 +239,16 @@ struct dmb_index {
 	struct mutex work_mutex;	/* one changer of the set at a time */
 	wait_queue_head_t cache_io_wait;
 	struct bio_set bs;
-	spinlock_t span_lock;		/* the span list */
+	spinlock_t span_lock;		/* the span list, parked */
 	struct list_head spans;
+	struct bio_list parked;		/* writes a write-back copy holds back */
 	atomic_t latency_us[2];		/* cache reads, writes: moving average */
 	atomic64_t cache_errors;	/* data I/O to the cache that failed */
-	atomic64_t nr_deferred;		/* bios map could not lock the index for */
+	atomic64_t nr_deferred;		/* writes parked behind a write-back copy */
+	atomic64_t lock_waits;		/* bios map waited for index_lock for */
 	atomic_t fills_pending;		/* fills queued, not yet indexed or dropped */
+	atomic_t fill_pages;		/* the pages they hold or will hold */
 	struct bio_list retries;	/* failed hits, to read from the origin */
-	wait_queue_head_t span_wait;	/* a write-back span ended */
 	u64 dirty_seq;			/* dirty keys inserted (work_mutex) */
 	bool origin_dirty;		/* the backing superblock says dirty */
 	struct dmb_writeback wb;
@@ -357,10 +360,11 @@ bool dmb_wb_full(struct dmb_index *ix);
 
 /* dmb-span.c */
 bool dmb_span_write(struct dmb_index *ix, struct dmb_span *sp,
-		    sector_t start, u32 sectors);
+		    sector_t start, u32 sectors, struct bio *bio);
+bool dmb_span_repark(struct dmb_index *ix, struct dmb_span *sp,
+		     struct bio *bio);
 bool dmb_span_writeback(struct dmb_index *ix, struct dmb_span *sp,
 			sector_t start, u32 sectors);
-void dmb_span_wait_writeback(struct dmb_index *ix, struct dmb_span *sp);
 bool dmb_span_fill(struct dmb_index *ix, struct dmb_span *sp,
 		   sector_t start, u32 sectors);
 void dmb_span_move(struct dmb_index *ix, struct dmb_span *from,
@@ -376,6 +380,7 @@ void dmb_note_latency(struct dmb_index *ix, bool write, u64 ns);
 /* dmb-io.c */
 int dmb_map(struct dm_target *ti, struct bio *bio);
 void dmb_io_deferred(struct work_struct *work);
+void dmb_io_defer_list(struct dmb_index *ix, struct bio_list *bios);
 int dmb_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
 void dmb_origin_then_invalidate(struct dmb_cache *dc, struct dmb_io *io,
 				sector_t sector);

@@ -14,9 +14,10 @@
  *
  * Against user writes: a run registers a write-back span before it reads
  * the cache, and only where no user write is in flight; a user write that
- * finds a run in flight over its range waits for it (dmb-span.c).  So the
- * origin never gets older data after newer.  The cache reads count in the
- * cache-I/O epochs, so a reclaim waits for them before reusing a bucket.
+ * finds a run in flight over its range is parked until it ends
+ * (dmb-span.c).  So the origin never gets older data after newer.  The
+ * cache reads count in no cache-I/O epoch (run_live() says why that is
+ * safe), so a copy stuck on the origin never holds up a refill.
  *
  * Rate: in writeback mode the worker keeps the dirty data near
  * writeback_percent of the cache with a PI controller, as bcache's
@@ -128,7 +129,32 @@ static u32 take_pieces(struct dmb_index *ix, u64 budget)
 	return i;
 }
 
-/* Pieces [first, first + nr) are neighbours: one run.  0 or -errno. */
+/*
+ * Do pieces [first, first + nr) still point at their data, now that it
+ * has been read?  The reads count in no I/O epoch, so a copy stuck on a
+ * slow or hung origin never holds up a refill (which waits for the
+ * epoch's I/O): instead, a refill raises a bucket's gen before anything
+ * new is written to it, so data read while the gen was unchanged is the
+ * dirty data.  Dirty buckets are not reclaimed and the run's span keeps
+ * writes out, so this should never fail; if it does, the run is skipped.
+ */
+static bool run_live(struct dmb_index *ix, u32 first, u32 nr)
+{
+	struct dmb_writeback *wb = &ix->wb;
+	bool live = true;
+	u32 i;
+
+	down_read(&ix->index_lock);
+	for (i = first; i < first + nr; i++)
+		live &= bch_key_live(&ix->set.g, ix->set.a.gens, &wb->keys[i]);
+	up_read(&ix->index_lock);
+	return live;
+}
+
+/*
+ * Pieces [first, first + nr) are neighbours: one run.  0, -ESTALE if the
+ * data read may not be theirs (run_live()), or -errno.
+ */
 static int copy_run(struct dmb_index *ix, u32 first, u32 nr)
 {
 	struct dmb_writeback *wb = &ix->wb;
@@ -151,6 +177,8 @@ static int copy_run(struct dmb_index *ix, u32 first, u32 nr)
 		}
 		end = bch_key_offset(k);
 	}
+	if (!run_live(ix, first, nr))
+		return -ESTALE;
 	r = dmb_dev_rw(wb->client, wb->origin, REQ_OP_WRITE, start, wb->buf,
 		       (end - start) << SECTOR_SHIFT);
 	if (r)
@@ -167,15 +195,14 @@ static void wb_failed(struct dmb_writeback *wb)
 }
 
 /*
- * One batch: the pieces, their runs' spans and their cache reads' epoch
- * under the index lock; then the copies, the origin flush, and the clean
- * marks.  Returns the sectors copied, or -errno if any copy failed.
+ * One batch: the pieces and their runs' spans under the index lock; then
+ * the copies, the origin flush, and the clean marks.  Returns the sectors
+ * copied, or -errno if any copy failed.
  */
 static s64 copy_batch(struct dmb_index *ix, u64 budget, u32 *found)
 {
 	struct dmb_writeback *wb = &ix->wb;
 	u32 n, i, first, nr, good = 0;
-	unsigned int epoch;
 	u64 copied = 0;
 	int err = 0, r;
 
@@ -201,7 +228,6 @@ static s64 copy_batch(struct dmb_index *ix, u64 budget, u32 *found)
 				   bch_key_start(&wb->keys[first]), run);
 		wb->run_len[first] = nr;
 	}
-	epoch = n ? dmb_cache_io_start(ix, 1) : 0;
 	up_read(&ix->index_lock);
 	if (!n)
 		return 0;
@@ -212,15 +238,15 @@ static s64 copy_batch(struct dmb_index *ix, u64 budget, u32 *found)
 			continue;
 		r = copy_run(ix, first, nr);
 		if (r) {
-			err = r;
 			/* Not marked clean: the pieces stay dirty. */
+			if (r != -ESTALE)
+				err = r;
 			dmb_span_end(ix, &wb->spans[first]);
 			continue;
 		}
 		for (i = first; i < first + nr; i++)
 			copied += bch_key_size(&wb->keys[i]);
 	}
-	dmb_cache_io_end(ix, epoch);
 	r = copied ? blkdev_issue_flush(wb->origin) : 0;
 	if (r) {
 		DMERR_LIMIT("cache %s: origin flush failed (%d): kept dirty",

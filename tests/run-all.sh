@@ -45,7 +45,7 @@ VM_TESTS=(module create-status data-raw data-backing table messages
 	cache-data-errors cache-write-errors suspend-quiet
 	events tools-in-use bucket-min boot-tab
 	wt-origin-error index-fail-fua reload-geometry readonly-table flush-no-wc
-	wt-origin-flush-order)
+	wt-origin-flush-order wb-parked-write fill-bound wb-hung-origin)
 # The check of the kernel-log check: tests that read the kernel log get a
 # warning planted at their first klog_mark (dmb.plant=1); the klog-* tests
 # clear the log, flood it past its buffer, warn in the teardown.  All of

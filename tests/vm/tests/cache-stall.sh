@@ -2,12 +2,14 @@
 # over more than the cache keep the index worker journalling, committing,
 # reclaiming buckets and running gc (gc also requested by message every
 # half second), random reads of a warmed range go on being mapped
-# directly.  map only try-locks the index; a bio it finds locked is
-# deferred to a worker and counted (status counter "deferred").  Metadata
-# I/O runs with the lock held shared, so few bios may be deferred: at
-# most 3% of all bios (measured under TCG: 1.0 to 2.5% on this design,
-# 4.7% when commits, reclaims and journal writes held the lock
-# exclusive).  The warmed range reads back equal afterwards.  The load is
+# directly.  A bio map finds the index locked exclusive waits for it and
+# is counted (status counter "lock_waits").  Metadata I/O runs with the
+# lock held shared, so few bios may wait: at most 8% of all bios (4.2%
+# measured under TCG).  This counts every bio that found the lock taken;
+# when map spun for up to 50 us and then deferred the bio, the deferred
+# count (1.0 to 2.5%, and 4.7% when commits, reclaims and journal writes
+# held the lock exclusive) left out the waits the spin absorbed.  No write is parked ("deferred"): in writethrough no
+# write-back copy runs.  The warmed range reads back equal afterwards.  The load is
 # bounded by amount, not time: 320 MiB of writes (more than the 256 MiB
 # cache, so buckets are reclaimed) and 64 MiB of reads, with a gc message
 # every half second while they run and at least 10 in all, each of which
@@ -43,13 +45,14 @@ dmsetup status dmb
 
 bios=0
 for f in 5 6 7 8 9 10; do bios=$((bios + $(status_field dmb $f))); done
-deferred=$(counter deferred)
+waits=$(counter lock_waits)
 log "$gcs gc messages; gc_runs $(counter gc_runs) reclaims $(counter reclaims) commits $(counter commits)"
-log "$bios bios, $deferred deferred; read hits $(status_field dmb 5) misses $(status_field dmb 6)"
+log "$bios bios, $waits waited for the index lock; read hits $(status_field dmb 5) misses $(status_field dmb 6)"
 [ "$(counter gc_runs)" -ge "$gcs" ] || fail "$gcs gc messages ran only $(counter gc_runs) passes"
 [ "$(counter reclaims)" -gt "$reclaims0" ] || fail "no buckets reclaimed during the load"
 [ "$bios" -ge 2000 ] || fail "only $bios bios"
-[ $((deferred * 100)) -le $((bios * 3)) ] || fail "$deferred of $bios bios deferred (over 3%)"
+[ $((waits * 100)) -le $((bios * 8)) ] || fail "$waits of $bios bios waited for the index lock (over 8%)"
+[ "$(counter deferred)" = 0 ] || fail "$(counter deferred) writes parked with no write-back copy running"
 same_direct /dev/mapper/dmb 0 $DATA_DEV 0 $((32 * 2048)) ||
 	fail "the warmed range differs"
 dmsetup remove dmb

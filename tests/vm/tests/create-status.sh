@@ -20,7 +20,7 @@ set -- $st
 # 23 fixed words, then the named counters: their word count, then pairs.
 expect_eq "field count" "$#" $((24 + ${24}))
 expect_eq "counter names" "$(echo "$st" | cut -d' ' -f25- | tr ' ' '\n' | sed -n 'p;n' | tr '\n' ' ')" \
-	"bypass_sequential bypass_congested bypass_mode bypass_busy bypass_nospace bypass_failed gc_runs reclaims commits cache_errors deferred gc_active written_back writeback_errors writeback_full fills_pending "
+	"bypass_sequential bypass_congested bypass_mode bypass_busy bypass_nospace bypass_failed gc_runs reclaims commits cache_errors deferred gc_active written_back writeback_errors writeback_full fills_pending lock_waits "
 expect_eq "no gc pass under way when idle" "$(counter gc_active)" 0
 expect_eq "target" "$3" bcache
 expect_eq "block size" "$4" 1
