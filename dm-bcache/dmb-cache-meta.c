@@ -5,7 +5,9 @@
  * make-bcache wrote (as the mainline driver does on first registration),
  * and otherwise check all of its metadata with the same checker that
  * bcache_check runs, refusing a damaged cache with a precise ti->error
- * (and a cache whose needs_check flag says a table failed on it).
+ * (and a cache whose needs_check flag says a table failed on it).  A
+ * table loaded read-only writes nothing: it takes a cache that holds a
+ * set, needs_check or not, and refuses one it would have to write first.
  * The details of every finding go to the kernel log.
  */
 #include <linux/blkdev.h>
@@ -226,6 +228,11 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 		goto out;
 	}
 	if (bch_sb_area_blank(area)) {
+		if (dc->read_only) {
+			ti->error = "Read-only table: the cache is blank";
+			r = -EINVAL;
+			goto out;
+		}
 		r = refuse_dirty_origin(dc, NULL);
 		if (!r)
 			r = format_cache(dc, area);
@@ -247,7 +254,12 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 		r = -EINVAL;
 		goto out;
 	}
-	if (dc->cache_sb.flags & BCH_CACHE_NEEDS_CHECK) {
+	/*
+	 * A cache that failed with dirty data keeps its set, trusted, and
+	 * needs_check: a read-only table may still read the dirty data out
+	 * (as dm-thin lets a pool that needs checking run read-only).
+	 */
+	if ((dc->cache_sb.flags & BCH_CACHE_NEEDS_CHECK) && !dc->read_only) {
 		ti->error = "Cache needs checking: run bcache_check --clear-needs-check-flag";
 		r = -EINVAL;
 		goto out;
@@ -257,6 +269,11 @@ int dmb_cache_meta_open(struct dmb_cache *dc)
 		goto out;
 	if (!(dc->cache_sb.flags & BCH_CACHE_SYNC)) {
 		/* make-bcache output: create the set, as registration does. */
+		if (dc->read_only) {
+			ti->error = "Read-only table: the cache holds no set";
+			r = -EINVAL;
+			goto out;
+		}
 		if (bch_set_nbuckets_err(dc->cache_sb.nbuckets)) {
 			ti->error = "Cache superblock has fewer than 513 buckets";
 			r = -EINVAL;

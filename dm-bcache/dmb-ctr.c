@@ -273,22 +273,18 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Not enough arguments";
 		return -EINVAL;
 	}
-	/*
-	 * Opening a cache writes: a blank one is formatted, a make-bcache
-	 * one gets its set, the journal is replayed and committed, a
-	 * backing origin's superblock records the attachment.  A table
-	 * loaded read-only must write nothing, so it is refused.
-	 */
-	if (!dmb_table_writable(ti)) {
-		ti->error = "Read-only tables are not supported";
-		return -EINVAL;
-	}
 	dc = kzalloc(sizeof(*dc), GFP_KERNEL);
 	if (!dc) {
 		ti->error = "Cannot allocate bcache context";
 		return -ENOMEM;
 	}
 	dc->ti = ti;
+	/*
+	 * A table loaded read-only writes nothing to either device: its
+	 * index is opened in state ro (dmb-index.c), or refused where
+	 * opening would have to write.
+	 */
+	dc->read_only = !dmb_table_writable(ti);
 	ti->private = dc;
 	spin_lock_init(&dc->stream_lock);
 

@@ -499,7 +499,8 @@ static void origin_mark_dirty(struct dmb_index *ix)
 
 static void index_failed(struct dmb_index *ix, const char *what, int r)
 {
-	if (ix->state == DMB_STATE_FAIL)
+	/* Failed already; or read-only, which writes nothing to fail. */
+	if (ix->state != DMB_STATE_RW)
 		return;
 	DMERR("cache %s: %s failed (%d): cache disabled, run bcache_check",
 	      ix->name, what, r);
@@ -1095,6 +1096,36 @@ static int refuse_passthrough(struct dmb_cache *dc, struct dmb_index *ix)
 }
 
 /*
+ * A read-only index: the origin's UUID slot, found without writing, and
+ * nothing else; an origin the set would have to attach is refused.
+ */
+static int index_start_ro(struct dmb_cache *dc, struct dmb_index *ix)
+{
+	struct dm_target *ti = dc->ti;
+	char label[BCH_SB_LABEL_SIZE + 1];
+	u8 uuid[16];
+	int r;
+
+	if (!origin_attached(dc)) {
+		ti->error = "Read-only table: origin not attached to this cache";
+		return -EINVAL;
+	}
+	origin_uuid(dc, uuid, label);
+	r = bch_set_uuid_lookup(&ix->set, uuid);
+	if (r < 0) {
+		ti->error = r == -ENOENT ?
+			"Read-only table: origin not in the cache's UUID table" :
+			"Cannot read the cache UUID table";
+		return r == -ENOENT ? -EINVAL : r;
+	}
+	ix->inode = r;
+	ix->needs_check = ix->set.sb.flags & BCH_CACHE_NEEDS_CHECK;
+	DMINFO("cache %s: opened read-only%s", ix->name,
+	       ix->needs_check ? ", needs_check set" : "");
+	return 0;
+}
+
+/*
  * A newly opened index: the origin's UUID slot, its backing superblock's
  * attachment, and buckets to write to.  index_lock held shared.
  */
@@ -1109,6 +1140,8 @@ static int index_start(struct dmb_cache *dc, struct dmb_index *ix)
 	r = refuse_passthrough(dc, ix);
 	if (r)
 		return r;
+	if (ix->state == DMB_STATE_RO)
+		return index_start_ro(dc, ix);
 
 	origin_uuid(dc, uuid, label);
 	attached = origin_attached(dc);
@@ -1175,6 +1208,9 @@ static int index_open(struct dmb_cache *dc, struct dmb_index *ix)
 	spin_lock_init(&ix->span_lock);
 	INIT_LIST_HEAD(&ix->spans);
 	bio_list_init(&ix->parked);
+	/* Before any worker exists: none of them writes in this state. */
+	if (dc->read_only)
+		ix->state = DMB_STATE_RO;
 	ix->origin_dirty = dc->layout == BCH_LAYOUT_BACKING &&
 		bch_sb_bdev_state(&dc->origin_info.sb) == BCH_BDEV_STATE_DIRTY;
 	if (dmb_wb_init(ix)) {
@@ -1252,6 +1288,12 @@ int dmb_index_get(struct dmb_cache *dc)
 		if (ix->origin_dev != dc->origin_dev->bdev->bd_dev ||
 		    ix->data_offset != dc->data_offset) {
 			dc->ti->error = "Cache device in use with another origin";
+			r = -EBUSY;
+		} else if (dc->read_only != (ix->state == DMB_STATE_RO)) {
+			/* An index opened read-only never starts writing. */
+			dc->ti->error = dc->read_only ?
+				"Read-only table: cache in use read-write" :
+				"Cache in use by a read-only table";
 			r = -EBUSY;
 		} else {
 			/* A reload: the same rules as a first open. */

@@ -531,6 +531,26 @@ static int failed_locked(struct dmb_cache *dc, struct dmb_io *io,
 }
 
 /*
+ * A table loaded read-only (state ro), which writes to neither device:
+ * reads are served as in the fail state, by the origin but where only the
+ * cache holds the data (dirty), so nothing is filled; an empty flush goes
+ * to the origin; anything that would change a device is refused.
+ */
+static int read_only_map(struct dmb_cache *dc, struct dmb_io *io,
+			 struct bio *bio, sector_t sector)
+{
+	if (bio_op(bio) == REQ_OP_READ) {
+		map_lock(dc->ix);
+		return uncached_read_locked(dc, io, bio, sector, DMB_WHY_MODE);
+	}
+	if (!bio_sectors(bio))
+		return remap_origin(dc, bio, sector);
+	DMERR_LIMIT("cache %s: write at %llu to a read-only table refused",
+		    dc->ix->name, (u64)sector);
+	return DM_MAPIO_KILL;
+}
+
+/*
  * Failed hits, read again from the origin; and parked writes whose
  * write-back copy ended (dmb-span.c), parked again while another copy of
  * their range is still in flight.  Nothing here waits for I/O, so one
@@ -614,6 +634,10 @@ int dmb_map(struct dm_target *ti, struct bio *bio)
 	now = jiffies;
 	if (READ_ONCE(ix->wb.last_io) != now)
 		WRITE_ONCE(ix->wb.last_io, now);
+	/* Keys address origin sectors, data offset included, as mainline's. */
+	sector = dc->data_offset + dm_target_offset(ti, bio->bi_iter.bi_sector);
+	if (ix->state == DMB_STATE_RO)	/* for the index's whole life */
+		return read_only_map(dc, io, bio, sector);
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		/* dm sends the payload of a flush separately: this is empty. */
 		spin_lock_irq(&ix->lock);
@@ -622,8 +646,6 @@ int dmb_map(struct dm_target *ti, struct bio *bio)
 		dmb_index_kick(ix);
 		return DM_MAPIO_SUBMITTED;
 	}
-	/* Keys address origin sectors, data offset included, as mainline's. */
-	sector = dc->data_offset + dm_target_offset(ti, bio->bi_iter.bi_sector);
 	if (READ_ONCE(ix->state) != DMB_STATE_RW) {
 		if (!bch_set_dirty_sectors(&ix->set)) {
 			if (bio_op(bio) == REQ_OP_READ ||

@@ -78,6 +78,8 @@ static void dmb_postsuspend(struct dm_target *ti)
 	struct dmb_cache *dc = ti->private;
 
 	DMDEBUG("%s: postsuspend", dmb_name(ti));
+	if (dc->read_only)	/* nothing to write, nothing written */
+		return;
 	if (READ_ONCE(dc->opt_val[DMB_OPT_FLUSH_ON_SUSPEND]) &&
 	    dmb_wb_flush_suspended(dc->ix))
 		DMERR("%s: flush_on_suspend: dirty data left in the cache",

@@ -16,7 +16,8 @@
  *   invalidate <begin>-<end>  known, implemented by a later version
  *
  * Every refusal returns an error to dmsetup and logs one line naming the
- * message and the reason.
+ * message and the reason.  A table loaded read-only refuses the messages
+ * that write to a device or change how it is cached (-EROFS).
  */
 #include <linux/device-mapper.h>
 
@@ -24,6 +25,10 @@
 
 static const char *const later_messages[] = {
 	"invalidate",
+};
+
+static const char *const writing_messages[] = {
+	"gc", "flush", "detach", "cache_mode",
 };
 
 static int refuse(struct dmb_cache *dc, const char *msg, int err,
@@ -107,6 +112,9 @@ int dmb_message(struct dm_target *ti, unsigned int argc, char **argv,
 
 	if (!argc)
 		return refuse(dc, "(empty)", -EINVAL, "no message given");
+	for (i = 0; dc->read_only && i < ARRAY_SIZE(writing_messages); i++)
+		if (!strcasecmp(argv[0], writing_messages[i]))
+			return refuse(dc, argv[0], -EROFS, "the table is read-only");
 
 	if (!strcasecmp(argv[0], "clear_stats")) {
 		if (argc != 1)

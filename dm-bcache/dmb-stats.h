@@ -20,7 +20,7 @@ enum dmb_counter {
 	/* why reads and writes were bypassed (dmb-bypass.c) */
 	DMB_WHY_SEQUENTIAL,
 	DMB_WHY_CONGESTED,
-	DMB_WHY_MODE,		/* writearound or passthrough */
+	DMB_WHY_MODE,		/* writearound, passthrough, read-only */
 	DMB_WHY_BUSY,		/* none since map waits for the lock; kept */
 	DMB_WHY_NOSPACE,	/* no cache space ready */
 	DMB_WHY_FAILED,		/* the cache's metadata failed */

@@ -35,7 +35,12 @@
 /* Enough for every option once, each with a value, plus a mode keyword. */
 #define DMB_MAX_OPT_ARGS (2 * DMB_NR_OPTS)
 
-/* Metadata state, ordered by degradation (as dm-cache and dm-thin do). */
+/*
+ * Metadata state, ordered by degradation (as dm-cache and dm-thin do).
+ * RO is an index opened for a table loaded read-only: it serves what the
+ * cache holds and writes nothing to either device, for as long as it
+ * lives.  FAIL is entered when a metadata write fails.
+ */
 enum dmb_state {
 	DMB_STATE_RW,
 	DMB_STATE_RO,
@@ -285,6 +290,7 @@ struct dmb_cache {
 	struct dmb_meta_dev origin_meta;
 	struct bch_sb cache_sb;
 	bool formatted;			/* this ctr formatted the cache */
+	bool read_only;			/* loaded read-only: writes nothing */
 
 	struct dmb_stats stats;
 

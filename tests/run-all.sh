@@ -55,7 +55,7 @@ KLOG_TESTS=(bad-tables cache-format data-backing mainline-cross
 	klog-warn klog-clear klog-clear-first klog-flood klog-teardown klog-quiet)
 
 # How many results each suite that is not a list of VM tests gives.
-N_UNIT=82
+N_UNIT=83
 N_PROBE=11
 N_TOOLS=288
 N_CLI=121

@@ -48,6 +48,7 @@ struct dev {
 	const struct bch_sb *sb;
 	bool fail_journal;		/* writes to journal buckets fail */
 	bool fail_writes;		/* every write fails */
+	u64 writes;			/* every write asked for */
 };
 
 /* What a run did, summed over the sets it opened; and its node limit. */
@@ -169,6 +170,7 @@ static int dev_write(void *ctx, u64 sector, const void *buf, size_t len)
 	u32 i;
 
 	CHECK(!excl_depth && !alloc_locked);
+	d->writes++;
 	if (sector * 512 + len > (u64)BUCKETS * BUCKET * 512)
 		return -EIO;
 	if (d->fail_writes) {
@@ -1640,7 +1642,7 @@ UNIT_TEST(set_uuid_legacy_table_converted)
 	struct bch_sb sb;
 	struct bch_key k;
 	struct dev d;
-	u64 bucket;
+	u64 bucket, writes;
 
 	fresh(&s, &d, &sb, 0);
 	CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
@@ -1662,6 +1664,10 @@ UNIT_TEST(set_uuid_legacy_table_converted)
 	CHECK(!bch_jwriter_write(&s.jw, NULL, 0));
 	reopen(&s, &d, &sb, &t);
 	CHECK(le32_to_cpu(s.jw.head.version) == 0);
+	/* A read-only table finds the slot and rewrites nothing. */
+	writes = d.writes;
+	CHECK(bch_set_uuid_lookup(&s, b) == 3);
+	CHECK(d.writes == writes && le32_to_cpu(s.jw.head.version) == 0);
 
 	CHECK(bch_set_uuid_slot(&s, b, "new", false) == 3);
 	CHECK(le32_to_cpu(s.jw.head.version) == BCH_JSET_VERSION);
@@ -1674,6 +1680,39 @@ UNIT_TEST(set_uuid_legacy_table_converted)
 			 sizeof(first)));
 	e = (const struct bch_uuid_entry_disk *)first + 3;
 	CHECK(!memcmp(e->uuid, b, 16) && !memcmp(e->label, "legacy", 6));
+	bch_set_close(&s);
+	free(d.data);
+}
+
+/*
+ * What a read-only table relies on: opening a set whose journal holds
+ * keys the nodes lack (replayed in memory), and finding the origin's
+ * UUID slot, write nothing to the device; the replayed keys are served.
+ */
+UNIT_TEST(set_open_and_uuid_lookup_write_nothing)
+{
+	static const u8 a[16] = { 1 }, absent[16] = { 9 };
+	struct tally t = { 0 };
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	u64 writes;
+	int slot;
+
+	fresh(&s, &d, &sb, 0);
+	CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
+	slot = bch_set_uuid_slot(&s, a, "ro", false);
+	CHECK(slot >= 0);
+	CHECK(!bch_set_commit(&s));
+	do_write(&s, &d, 0, 512, false, false);
+	bch_set_close(&s);
+	writes = d.writes;
+	open_set(&s, &d, &sb, &t);
+	CHECK(s.replayed > 0);
+	compare(&s, &d);
+	CHECK(bch_set_uuid_lookup(&s, a) == slot);
+	CHECK(bch_set_uuid_lookup(&s, absent) == -ENOENT);
+	CHECK(d.writes == writes);
 	bch_set_close(&s);
 	free(d.data);
 }

@@ -750,6 +750,13 @@ static int uuid_find(struct bch_set *s, const u8 uuid[16], int *free)
 	return found;
 }
 
+int bch_set_uuid_lookup(struct bch_set *s, const u8 uuid[16])
+{
+	int free;
+
+	return uuid_find(s, uuid, &free);
+}
+
 int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
 		      const char *label, bool fresh)
 {

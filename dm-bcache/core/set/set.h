@@ -196,4 +196,10 @@ static inline u64 bch_set_dirty_sectors(const struct bch_set *s)
 int bch_set_uuid_slot(struct bch_set *s, const u8 uuid[16],
 		      const char *label, bool fresh);
 
+/*
+ * The UUID slot holding @uuid, found without writing anything (a
+ * read-only table): >= 0, -ENOENT, or another -errno.
+ */
+int bch_set_uuid_lookup(struct bch_set *s, const u8 uuid[16]);
+
 #endif

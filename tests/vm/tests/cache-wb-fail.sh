@@ -8,7 +8,8 @@
 # Then the cache device works again and the table goes: its removal
 # records needs_check in the cache superblock (the failed device refused
 # that write at the failure), bcache_check notes it, the next table is
-# refused until bcache_check --clear-needs-check-flag clears it, and
+# refused until bcache_check --clear-needs-check-flag clears it (a
+# read-only table is not: it serves the data and writes nothing), and
 # then serves the dirty data, and the writes made during the failure.
 . /tests/lib.sh
 load_module
@@ -64,6 +65,20 @@ dmsetup create dmb --table "$table" 2>/dev/null &&
 	fail "a cache marked needs_check was accepted"
 klog_has "Cache needs checking" || fail "no precise error for needs_check: $(last_dm_error)"
 dmsetup remove dmb 2>/dev/null || true
+log "read-only, the cache that needs checking serves its data and is not written"
+dd if=/dev/mapper/cdev of=/tmp/cache.before bs=1M iflag=direct status=none
+dmsetup create --readonly dmb --table "$table" ||
+	fail "a read-only table over needs_check refused: $(last_dm_error)"
+expect_eq "state, read-only" "$(status_field dmb 13)" ro
+expect_eq "needs_check, read-only" "$(status_field dmb 14)" needs_check
+same_direct /dev/mapper/dmb $((8 * 2048)) $DATA_DEV 0 $((16 * 2048)) ||
+	fail "dirty data reads back wrong through a read-only table"
+same_direct /dev/mapper/dmb $((200 * 2048)) $DATA_DEV $((50 * 2048)) $((2 * 2048)) ||
+	fail "the write made during the failure reads back wrong read-only"
+dmsetup remove dmb
+dd if=/dev/mapper/cdev bs=1M iflag=direct status=none | cmp -s - /tmp/cache.before ||
+	fail "the read-only table wrote to the cache"
+rm -f /tmp/cache.before
 bcache_check --clear-needs-check-flag /dev/mapper/cdev >/tmp/nc.out ||
 	{ cat /tmp/nc.out; fail "bcache_check --clear-needs-check-flag failed"; }
 grep -q "needs_check cleared" /tmp/nc.out || fail "needs_check not cleared: $(cat /tmp/nc.out)"

@@ -1,5 +1,6 @@
 # Second half of the write-back power cut (after persist-wb-write): the
-# cache checks clean, the constructor replays the journal, and every
+# cache checks clean, a read-only table serves the flushed writes without
+# writing a byte, then the constructor replays the journal, and every
 # write the writer's log says a completed flush covered reads back
 # through the target as that write or a newer one.  Then a flush message
 # writes everything back, and the origin alone passes the same check.
@@ -17,6 +18,18 @@ bstate() {	# as on disk: the target writes it around the page cache
 bcache_check -q $CACHE_DEV || fail "the cache does not check clean after the cut"
 [ "$layout" = raw ] || expect_eq "origin superblock after the cut" "$(bstate)" "[dirty]"
 dmsetup create wblog --table "0 $((16 * 2048)) linear $ORIGIN_DEV $((480 * 2048))"
+table="0 $len bcache $CACHE_DEV $ORIGIN_DEV 9 writeback $NOBYPASS writeback_delay 3600"
+# A read-only table first: the journal is replayed in memory only, the
+# flushed writes read back through it, and neither device changes.
+csum=$(md5sum <$CACHE_DEV) osum=$(md5sum <$ORIGIN_DEV)
+dmsetup create --readonly dmb --table "$table" || fail "read-only table refused after the cut"
+expect_eq "state, read-only" "$(status_field dmb 13)" ro
+bcache_crashwriter verify /dev/mapper/dmb /dev/mapper/wblog 4096 ||
+	fail "flushed writes lost or stale through a read-only table"
+dmsetup remove dmb
+expect_eq "cache after the read-only table" "$(md5sum <$CACHE_DEV)" "$csum"
+expect_eq "origin after the read-only table" "$(md5sum <$ORIGIN_DEV)" "$osum"
+[ "$layout" = raw ] || expect_eq "origin superblock after the read-only table" "$(bstate)" "[dirty]"
 dmsetup create dmb --table "0 $len bcache $CACHE_DEV $ORIGIN_DEV 9 writeback $NOBYPASS writeback_delay 3600"
 dmsetup status dmb
 expect_eq "origin layout" "$(status_field dmb 15)" "$layout"
