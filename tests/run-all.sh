@@ -117,15 +117,27 @@ expect tools/docs "$N_DOCS" "$res/docs.txt" $?
 bash tests/tools/bench-report.sh >"$res/bench-report.txt" 2>&1
 expect tools/bench-report "$N_BENCH_REPORT" "$res/bench-report.txt" $?
 grep -h -E '^FAIL' "$res/probe.txt" "$res/tools.txt" "$res/cli.txt" "$res/docs.txt" "$res/bench-report.txt" || true
-step fuzz/check make -s -C userspace fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+# The fuzzer and the systemd test's root file system (built from this
+# host's packages and our tools; each kernel's boots get a copy) each use
+# one core: they run beside the module builds, which use the other.
+bg_out=$top/build/results/background.out
+(
+	step fuzz/check make -s -C userspace fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+	step vm/rootfs bash tests/vm/mkrootfs.sh "$top/build/vm/rootfs.img"
+) >"$bg_out" 2>&1 &
+bg_pid=$!
 
 for k in "${kernels[@]}"; do
 	step "build/$k" make -s module KVER="$k"
 	step "lint/$k" bash scripts/lint.sh "$k"
 done
-# The systemd boot test's root file system, built from this host's
-# packages and our tools; each kernel's boots get a copy.
-step vm/rootfs bash tests/vm/mkrootfs.sh "$top/build/vm/rootfs.img"
+wait "$bg_pid" || echo "FAIL background steps exited with code $?" >>"$res/steps.txt"
+for name in fuzz/check vm/rootfs; do
+	grep -qE "^(PASS|FAIL) $name( |$)" "$res/steps.txt" ||
+		echo "FAIL $name gave no result" >>"$res/steps.txt"
+done
+cat "$bg_out"
+rm -f "$bg_out"
 
 # klog_verdicts KVER: the klog suite's results turned into whether each
 # planted warning was caught (a failure for exactly that reason) and the
