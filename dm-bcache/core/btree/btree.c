@@ -116,7 +116,10 @@ static int add_child(struct bch_bnode *n, u32 at, struct bch_bnode *c)
 
 /*
  * Split @n, child @at of @parent, if over its limit: a new left node takes
- * the first part, @n keeps the rest and its key.
+ * the first part, @n keeps the rest and its key.  Everything the split
+ * allocates is allocated before anything moves, so a failure (-ENOMEM)
+ * leaves every key where it was: the index worker inserts the same key
+ * again later rather than failing the cache.
  */
 static int split_child(struct bch_btree *t, struct bch_bnode *parent, u32 at)
 {
@@ -126,21 +129,28 @@ static int split_child(struct bch_btree *t, struct bch_bnode *parent, u32 at)
 
 	if (!over_limit(t, n))
 		return 0;
+	/* Room for the new child first: add_child() below cannot fail. */
+	r = bch_array_grow((void **)&parent->child, &parent->cap_child,
+			   parent->nr_child, parent->nr_child + 1,
+			   sizeof(*parent->child), 8);
+	if (r)
+		return r;
 	if (n->level) {
-		u32 keep;
+		struct bch_bnode **kids;
+		u32 keep = n->nr_child * 3 / 5;
 
-		keep = n->nr_child * 3 / 5;
+		kids = bch_zalloc(keep * sizeof(*kids));
+		if (!kids)
+			return -ENOMEM;
 		end = n->child[keep - 1]->key;
 		left = node_new(t, n->level, &end);
-		if (!left)
+		if (!left) {
+			bch_free(kids);
 			return -ENOMEM;
-		r = bch_array_grow((void **)&left->child, &left->cap_child, 0,
-				   keep, sizeof(*left->child), 8);
-		if (r) {
-			node_free(left);
-			return r;
 		}
-		memcpy(left->child, n->child, keep * sizeof(*n->child));
+		memcpy(kids, n->child, keep * sizeof(*kids));
+		left->child = kids;
+		left->cap_child = keep;
 		left->nr_child = keep;
 		memmove(n->child, &n->child[keep],
 			(n->nr_child - keep) * sizeof(*n->child));
@@ -156,7 +166,7 @@ static int split_child(struct bch_btree *t, struct bch_bnode *parent, u32 at)
 			return r;
 		left = node_new(t, 0, &end);
 		if (!left) {
-			bch_keyset_free(&right);
+			bch_keyset_unsplit(&n->ks, &right);
 			return -ENOMEM;
 		}
 		/* The left node takes the first part; @n keeps the rest. */

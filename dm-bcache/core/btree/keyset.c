@@ -318,6 +318,15 @@ int bch_keyset_split(struct bch_keyset *ks, struct bch_keyset *right,
 	return 0;
 }
 
+void bch_keyset_unsplit(struct bch_keyset *ks, struct bch_keyset *right)
+{
+	struct bch_extents *e = &ks->set[0].e, *r = &right->set[0].e;
+
+	memcpy(&e->k[e->nr], r->k, (size_t)r->nr * sizeof(*r->k));
+	e->nr += r->nr;
+	bch_keyset_free(right);
+}
+
 int bch_keyset_filter(struct bch_keyset *ks,
 		      bool (*keep)(void *ctx, const struct bch_key *k),
 		      void *ctx)

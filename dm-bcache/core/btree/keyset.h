@@ -93,6 +93,12 @@ int bch_keyset_split(struct bch_keyset *ks, struct bch_keyset *right,
 		     struct bch_key *left_end);
 
 /*
+ * Undo bch_keyset_split(): @right's keys go back after @ks's, and @right
+ * is freed.  Cannot fail: @ks still has the room they took.
+ */
+void bch_keyset_unsplit(struct bch_keyset *ks, struct bch_keyset *right);
+
+/*
  * What holds sector @sector of @inode: returns the newest key covering
  * it, or NULL for a gap.  *@next is set to the first sector after
  * @sector where the answer may change (the end of the key, or the start
