@@ -19,6 +19,8 @@
 #include "core/util/array.h"
 
 #define DMB_JOURNAL_DELAY	msecs_to_jiffies(100)
+/* After an allocation failure while inserting: when the worker tries again. */
+#define DMB_RETRY_DELAY		msecs_to_jiffies(20)
 #define DMB_JOURNAL_BATCH	512	/* keys that journal at once */
 #define DMB_GC_EVERY_REFILLS	16
 /*
@@ -403,12 +405,14 @@ static int index_pieces(struct dmb_index *ix, sector_t start, const u64 *piece,
  * A write-back write finished.  Its keys go in dirty, whatever happened
  * to the range meanwhile: the data is nowhere else, and a newer write
  * indexed later masks it.  If a cache piece failed (or the cache did),
- * the write goes to the origin instead (true), and its range is
+ * the write goes to the origin instead (1), and its range is
  * invalidated once it is durable there (dmb_origin_then_invalidate()).
+ * 0 when indexed; -ENOMEM when an allocation failed, which leaves the
+ * write to be indexed again later (see index_work()).
  * Under index_lock (write).
  */
-static bool index_dirty(struct dmb_index *ix, struct dmb_io *io, bool ok,
-			int *r)
+static int index_dirty(struct dmb_index *ix, struct dmb_io *io, bool ok,
+		       int *r)
 {
 	bool good = ok && !*r && !READ_ONCE(io->cache_error);
 	int ret = 0;
@@ -416,6 +420,8 @@ static bool index_dirty(struct dmb_index *ix, struct dmb_io *io, bool ok,
 	if (ok && !*r) {
 		ret = index_pieces(ix, io->span.start, io->piece, io->piece_len,
 				   io->nr_pieces, good, false, true);
+		if (ret == -ENOMEM)
+			return ret;
 		if (ret < 0)
 			*r = ret;
 	}
@@ -667,18 +673,42 @@ static void submit_to_origin(struct bio *bio)
 	submit_bio_noacct(bio);
 }
 
+/*
+ * An insert that failed to allocate changed nothing a second try does
+ * not redo (a key inserted again replaces itself), so a write whose keys
+ * or invalidation found no memory is not failed, nor is the cache: it
+ * goes back to the head of its queue, with what came after it, and the
+ * worker tries again shortly.  Reclaim frees memory meanwhile; nothing
+ * it waits on waits on this worker, which allocates under memalloc_noio.
+ * A fill is only an optimisation: one that finds no memory is dropped.
+ */
+static void index_retry_later(struct dmb_index *ix, struct list_head *writes,
+			      struct bio_list *inval)
+{
+	spin_lock_irq(&ix->lock);
+	list_splice(writes, &ix->done_writes);
+	bio_list_merge_head(&ix->invalidate, inval);
+	spin_unlock_irq(&ix->lock);
+	DMWARN_LIMIT("cache %s: out of memory indexing writes; they wait and try again",
+		     ix->name);
+	if (!READ_ONCE(ix->stopping))
+		queue_delayed_work(ix->wq, &ix->journal_work, DMB_RETRY_DELAY);
+}
+
 static void index_work(struct work_struct *work)
 {
 	struct dmb_index *ix = container_of(work, struct dmb_index, index_work);
-	struct dmb_io *io, *tmp;
+	struct dmb_io *io, *tmp, *held = NULL;
 	struct dmb_fill *f, *ftmp;
-	struct bio_list inval, flushes;
+	struct bio_list inval, inval_done, inval_later, flushes;
 	struct bio *bio;
 	LIST_HEAD(writes);
+	LIST_HEAD(later);
 	LIST_HEAD(resend);
 	LIST_HEAD(fills);
 	unsigned int noio = memalloc_noio_save();
 	bool sync_journal, ok, insert, failed, lost, dirty = false;
+	bool retry = false;
 	int r = 0;
 
 	spin_lock_irq(&ix->lock);
@@ -710,7 +740,13 @@ static void index_work(struct work_struct *work)
 		if (b->bi_opf & REQ_FUA)
 			sync_journal = true;
 		if (io->flags & DMB_IO_DIRTY) {
-			if (index_dirty(ix, io, ok, &r))
+			int d = index_dirty(ix, io, ok, &r);
+
+			if (d == -ENOMEM) {
+				held = io;
+				break;
+			}
+			if (d)
 				list_move_tail(&io->list, &resend);
 			else
 				dirty = true;
@@ -721,6 +757,11 @@ static void index_work(struct work_struct *work)
 			if (ok && !r && !io->op.status)
 				r = index_invalidate(ix, io->span.start,
 						     io->span.end - io->span.start);
+			if (r == -ENOMEM) {
+				r = 0;
+				held = io;
+				break;
+			}
 			continue;
 		}
 		if (!ok || r)
@@ -738,23 +779,48 @@ static void index_work(struct work_struct *work)
 				 !READ_ONCE(io->cache_error),
 				 !(io->op.status && (io->flags & DMB_IO_OVER_DIRTY)),
 				 false);
+		if (r == -ENOMEM) {
+			r = 0;
+			held = io;
+			break;
+		}
 		r = min(r, 0);
 	}
-	bio_list_for_each(bio, &inval) {
-		if (!ok || r)
-			break;
-		io = dm_per_bio_data(bio, sizeof(struct dmb_io));
-		if (bio->bi_opf & REQ_FUA)
-			sync_journal = true;
-		r = index_invalidate(ix, io->span.start,
-				     io->span.end - io->span.start);
+	/* @held and all after it wait for the next try, in their order. */
+	if (held) {
+		LIST_HEAD(handled);
+
+		list_cut_before(&handled, &writes, &held->list);
+		list_splice_init(&writes, &later);
+		list_splice_init(&handled, &writes);
+		retry = true;
+	}
+	bio_list_init(&inval_done);
+	bio_list_init(&inval_later);
+	while ((bio = bio_list_pop(&inval))) {
+		if (ok && !r && !retry) {
+			io = dm_per_bio_data(bio, sizeof(struct dmb_io));
+			if (bio->bi_opf & REQ_FUA)
+				sync_journal = true;
+			r = index_invalidate(ix, io->span.start,
+					     io->span.end - io->span.start);
+			if (r == -ENOMEM) {
+				r = 0;
+				retry = true;
+			}
+		}
+		bio_list_add(retry ? &inval_later : &inval_done, bio);
 	}
 	list_for_each_entry(f, &fills, list) {
-		if (!ok || r)
+		if (!ok || r || retry)
 			break;
 		r = index_pieces(ix, f->span.start, f->piece, f->piece_len,
 				 f->nr_pieces, !dmb_span_end(ix, &f->span), false,
 				 false);
+		if (r == -ENOMEM) {
+			r = 0;
+			break;		/* this fill and the rest: dropped */
+		}
 		r = min(r, 0);
 	}
 	/* The rest writes metadata: lookups and allocations go on. */
@@ -762,6 +828,8 @@ static void index_work(struct work_struct *work)
 		downgrade_write(&ix->index_lock);
 	if (r)
 		index_failed(ix, "index insert", r);
+	if (retry)
+		index_retry_later(ix, &later, &inval_later);
 	if (dirty)
 		origin_mark_dirty(ix);
 	if (ix->state == DMB_STATE_RW) {
@@ -798,7 +866,7 @@ static void index_work(struct work_struct *work)
 	}
 	list_for_each_entry_safe(io, tmp, &resend, list)
 		dmb_origin_then_invalidate(io->dc, io, io->span.start);
-	while ((bio = bio_list_pop(&inval))) {
+	while ((bio = bio_list_pop(&inval_done))) {
 		if (lost)
 			bio_io_error(bio);
 		else
@@ -861,6 +929,15 @@ int dmb_index_clean(struct dmb_index *ix, const struct bch_key *keys, u32 n)
 	}
 	bch_alloc_cleaned(&ix->set.a, cleaned);
 	downgrade_write(&ix->index_lock);
+	/*
+	 * No memory for a clean key: the pieces not marked clean stay dirty
+	 * and a later pass copies them again, which is harmless.
+	 */
+	if (r == -ENOMEM) {
+		DMWARN_LIMIT("cache %s: out of memory marking copies clean; they stay dirty",
+			     ix->name);
+		r = 0;
+	}
 	if (r)
 		index_failed(ix, "index insert", r);
 	later = ix->nr_jkeys && !READ_ONCE(ix->stopping);

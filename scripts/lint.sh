@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The core's layering (scripts/check-layers.py, and its self-test), then
 # checkpatch and sparse over the kernel sources (dm-bcache/, core/ included;
-# checkpatch also over the test-only target in tests/vm/testwarn).
+# checkpatch also over the test-only target in tests/vm/testmods).
 # Exits non-zero on any finding; prints what it found.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +21,7 @@ if grep -n -e '^[^#]*-Werror' dm-bcache/Kbuild; then
 	echo "lint: dm-bcache/Kbuild sets -Werror; the project's Makefile adds it"
 	fail=1
 fi
-files=$(find dm-bcache tests/vm/testwarn -name '*.[ch]' | sort)
+files=$(find dm-bcache tests/vm/testmods -name '*.[ch]' | sort)
 echo "lint: checkpatch on $(echo "$files" | wc -l) files"
 for f in $files; do
 	extra=

@@ -45,7 +45,8 @@ VM_TESTS=(module create-status data-raw data-backing table messages
 	cache-data-errors cache-write-errors suspend-quiet
 	events tools-in-use bucket-min boot-tab
 	wt-origin-error index-fail-fua reload-geometry readonly-table flush-no-wc
-	wt-origin-flush-order wb-parked-write fill-bound wb-hung-origin)
+	wt-origin-flush-order wb-parked-write fill-bound wb-hung-origin
+	index-enomem)
 # The check of the kernel-log check: tests that read the kernel log get a
 # warning planted at their first klog_mark (dmb.plant=1); the klog-* tests
 # clear the log, flood it past its buffer, warn in the teardown.  All of
@@ -55,7 +56,7 @@ KLOG_TESTS=(bad-tables cache-format data-backing mainline-cross
 	klog-warn klog-clear klog-clear-first klog-flood klog-teardown klog-quiet)
 
 # How many results each suite that is not a list of VM tests gives.
-N_UNIT=83
+N_UNIT=85
 N_PROBE=11
 N_TOOLS=288
 N_CLI=121

@@ -124,7 +124,7 @@ klog_since() {
 
 # The runner's check of itself (dmb.plant=1, tests/run-all.sh): at the
 # first mark of the test, where a test used to clear the log, log a real
-# kernel warning (the test-only dmb_testwarn target, tests/vm/testwarn)
+# kernel warning (the test-only dmb_testwarn target, tests/vm/testmods)
 # and end the test as a pass; the runner must fail it all the same.
 plant_warning() {
 	[ -e /tmp/dmb-plant ] || return 0

@@ -4,13 +4,14 @@
 # the kernel modules they load, dm-bcache.ko, our userspace tools, and the
 # test scripts.  Output: an uncompressed cpio (the kernel takes it as is).
 #
-#   mkinitramfs.sh KVER MODULE.ko OUT.cpio [TESTWARN.ko]
+#   mkinitramfs.sh KVER MODULE.ko OUT.cpio [TESTMODS]
 #
-# TESTWARN.ko is the test-only warning target (tests/vm/testwarn), which
-# the kernel-log checks of the suite load.
+# TESTMODS is a folder holding the test-only modules built from
+# tests/vm/testmods: the warning target the kernel-log checks load, and
+# the error injector.
 set -euo pipefail
 
-kver=$1 module=$2 out=$3 testwarn=${4:-}
+kver=$1 module=$2 out=$3 testmods=${4:-}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$(mktemp -d "${TMPDIR:-/tmp}/dmb-initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
@@ -73,7 +74,7 @@ for m in "${mods[@]}"; do
 done
 cp "$mdir"/modules.order "$mdir"/modules.builtin* "$stage$mdir/"
 cp "$module" "$stage$mdir/extra/dm-bcache.ko"
-[ -z "$testwarn" ] || cp "$testwarn" "$stage$mdir/extra/dmb-testwarn.ko"
+[ -z "$testmods" ] || cp "$testmods"/*.ko "$stage$mdir/extra/"
 depmod -b "$stage" "$kver"
 
 # Our tools and the tests.

@@ -6,21 +6,21 @@
 
 VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-# vm_build KVER OUT.cpio LOG: the module, the test-only warning target
-# (tests/vm/testwarn) and the userspace tools for KVER, then the initramfs
+# vm_build KVER OUT.cpio LOG: the module, the test-only modules
+# (tests/vm/testmods) and the userspace tools for KVER, then the initramfs
 # holding them, the tests and the benchmark's guest side.  Output goes to
 # LOG; non-zero if any step fails.
 vm_build() {
 	local kver=$1 out=$2 log=$3
-	local tw=$VM_TOP/build/kmod/$kver-testwarn
+	local tw=$VM_TOP/build/kmod/$kver-testmods
 
-	rm -rf "$tw" && mkdir -p "$tw" && cp "$VM_TOP"/tests/vm/testwarn/* "$tw"/ &&
+	rm -rf "$tw" && mkdir -p "$tw" && cp "$VM_TOP"/tests/vm/testmods/* "$tw"/ &&
 		make -s -C "$VM_TOP" module KVER="$kver" >"$log" 2>&1 &&
 		make -s -C "/lib/modules/$kver/build" M="$tw" W=1 modules >>"$log" 2>&1 &&
 		make -s -C "$VM_TOP" userspace >>"$log" 2>&1 &&
 		bash "$VM_TOP/tests/vm/mkinitramfs.sh" "$kver" \
 			"$VM_TOP/build/kmod/$kver/dm-bcache.ko" "$out" \
-			"$tw/dmb-testwarn.ko" >>"$log" 2>&1
+			"$tw" >>"$log" 2>&1
 }
 
 # The kernel log the guest runner reads must hold a whole test's lines

@@ -108,8 +108,11 @@ umount /mnt/t
 e2fsck -fn /dev/mapper/dmb >/tmp/fsck.out 2>&1 || { cat /tmp/fsck.out; fail "e2fsck found problems"; }
 mount /dev/mapper/dmb /mnt/t
 for i in 1 3 4 5 6; do
-	cmp -i 0:$((i * 8 * 1048576)) -n $((8 * 1048576)) /mnt/t/f$i $DATA_DEV ||
+	cmp -i 0:$((i * 8 * 1048576)) -n $((8 * 1048576)) /mnt/t/f$i $DATA_DEV || {
+		dmsetup status dmb
+		dmesg | grep -E 'bcache|device-mapper|I/O error' | tail -n 30
 		fail "file f$i differs"
+	}
 done
 cmp /mnt/t/d3/copy /mnt/t/f3 || fail "copy d3 differs"
 umount /mnt/t
