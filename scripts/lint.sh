@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The core's layering (scripts/check-layers.py, and its self-test), then
 # checkpatch and sparse over the kernel sources (dm-bcache/, core/ included;
-# checkpatch also over the test-only target in tests/vm/testmods).
+# checkpatch also over the test-only target in tests/vm/testmods), and
+# whether every mutation patch still applies (tests/mutations: a change to
+# the code a mutant patches must update the mutant with it).
 # Exits non-zero on any finding; prints what it found.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +23,12 @@ if grep -n -e '^[^#]*-Werror' dm-bcache/Kbuild; then
 	echo "lint: dm-bcache/Kbuild sets -Werror; the project's Makefile adds it"
 	fail=1
 fi
+for p in tests/mutations/*.patch; do
+	if ! out=$(patch --dry-run -s -p1 <"$p" 2>&1); then
+		echo "lint: $p no longer applies: $out"
+		fail=1
+	fi
+done
 files=$(find dm-bcache tests/vm/testmods -name '*.[ch]' | sort)
 echo "lint: checkpatch on $(echo "$files" | wc -l) files"
 for f in $files; do
