@@ -12,6 +12,8 @@
 #   make unit          userspace unit tests of core/ under ASan/UBSan
 #   make check         every test: unit, lint, VM suites on 6.1 and 6.12
 #   make demo          boot a VM, create a bcache device, show it working
+#   make lvm2          Debian's lvm2 packages with lvm2-plugin/patches applied,
+#                      built once per series (cached), into build/lvm2/
 #   make bench         the benchmark matrix against dm-linear, mainline
 #                      bcache, dm-cache and dm-writecache, one VM boot per
 #                      kernel (BENCH_QUICK=1: the short variant)
@@ -28,7 +30,7 @@ KMOD_DIR = $(BUILD)/kmod/$(KVER)
 MODULE = $(KMOD_DIR)/dm-bcache.ko
 CHECKPATCH = $(BUILD)/linux-scripts/scripts/checkpatch.pl
 
-.PHONY: all deps deps-build module userspace lint unit check demo bench clean
+.PHONY: all deps deps-build module userspace lint unit check demo bench lvm2 clean
 
 all: module userspace
 
@@ -64,6 +66,9 @@ demo:
 
 bench: deps
 	bash bench/run.sh
+
+lvm2:
+	bash scripts/lvm2.sh
 
 clean:
 	rm -rf $(BUILD)/kmod $(BUILD)/user $(BUILD)/vm $(BUILD)/results
