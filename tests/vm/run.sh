@@ -111,7 +111,10 @@ done
 [ -z "$killed" ] || { echo "vm: $killed"; tail -n 40 "$log"; }
 grep '^FAIL' "$results" | while read -r _ name why; do
 	echo "vm: FAIL $name: $why"
-	sed -n "/^@@BEGIN ${name##*/}\$/,/^@@RESULT ${name##*/} /p" "$log" | tail -n 60
+	# Prefixed: tests/run-all.sh passes on only the lines that start
+	# with "vm:", and a CI log must show why a test failed.
+	sed -n "/^@@BEGIN ${name##*/}\$/,/^@@RESULT ${name##*/} /p" "$log" | tail -n 60 |
+		tr -d '\r' | sed 's/^/vm: | /'
 done
 cat "$results"
 ! grep -q '^FAIL' "$results"

@@ -1,5 +1,5 @@
 # A write over a write-back copy in flight waits for that copy alone.
-# The origin is dm-delay (writes and flushes held 5 s), the cache a dm
+# The origin is dm-delay (writes and flushes held 6 s), the cache a dm
 # device with an error hole where one clean block's data lies.  A flush
 # message copies the dirty MiB to the slow origin; while that copy is in
 # flight, a write over it is parked (status "deferred"), and a read of the
@@ -37,14 +37,22 @@ $cptr 8 error
 $((cptr + 8)) $((csec - cptr - 8)) linear $CACHE_DEV $((cptr + 8))"
 dmsetup resume cdev
 dmsetup suspend odev
-dmsetup reload odev --table "0 $osec delay $ORIGIN_DEV 0 0 $ORIGIN_DEV 0 5000"
+dmsetup reload odev --table "0 $osec delay $ORIGIN_DEV 0 0 $ORIGIN_DEV 0 6000"
 dmsetup resume odev
 
 dmsetup create dmb --table "$(table writeback)"
 expect_eq "dirty at the start" "$(status_field dmb 4)" 2048
 dmsetup message dmb 0 flush &
 fpid=$!
-sleep 1		# the copy's origin write is in dm-delay now
+# The copy's origin write is held once dm-delay counts a write it holds
+# (status: start length delay reads writes [flushes]); a fixed sleep was
+# too short on a slow host.
+odev_writing() {
+	local held
+	held=$(dmsetup status odev | awk '{ print $5 }')
+	[ "${held:-0}" -ge 1 ]
+}
+wait_for "the copy's write to the origin" odev_writing
 # 4 KiB of DATA_DEV's MiB 5 over the dirty MiB's second block.
 dd if=$DATA_DEV of=/dev/mapper/dmb bs=4k skip=$((5 * 256)) seek=$((8 * 256 + 1)) \
 	count=1 oflag=direct status=none &
