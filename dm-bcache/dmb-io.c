@@ -581,6 +581,13 @@ void dmb_io_deferred(struct work_struct *work)
 
 		if (dmb_span_repark(ix, &io->span, bio))
 			continue;
+		/*
+		 * A write that arrived while write-back was off or draining is
+		 * never cached dirty: a flush message that saw it arrive may
+		 * have returned since, on the promise that it went through.
+		 */
+		if (mode == DMB_MODE_WRITEBACK && (io->flags & DMB_IO_NO_WB))
+			mode = DMB_MODE_WRITETHROUGH;
 		down_read(&ix->index_lock);
 		if (READ_ONCE(ix->state) != DMB_STATE_RW)
 			r = failed_locked(dc, io, bio, sector);
@@ -605,6 +612,9 @@ static int map_write(struct dmb_cache *dc, struct dmb_io *io, struct bio *bio,
 
 	mode = write_mode(ix, mode);
 	io->why = write_why(dc, bio, sector, mode);
+	/* Before the span: once parked, the deferred worker may run it. */
+	if (mode != DMB_MODE_WRITEBACK)
+		io->flags |= DMB_IO_NO_WB;
 	if (dmb_span_write(ix, &io->span, sector, bio_sectors(bio), bio)) {
 		atomic64_inc(&ix->nr_deferred);
 		return DM_MAPIO_SUBMITTED;

@@ -109,6 +109,7 @@ struct dmb_io {
 #define DMB_IO_DIRTY_HIT	BIT(3)	/* a hit on data only the cache holds */
 #define DMB_IO_ORIGIN_FIRST	BIT(4)	/* to the origin, then invalidate */
 #define DMB_IO_OVER_DIRTY	BIT(5)	/* a write-through write over dirty data */
+#define DMB_IO_NO_WB		BIT(6)	/* mapped while write-back was off or draining */
 
 /* A device the constructor reads and writes metadata on, over dm-io. */
 struct dmb_meta_dev {
