@@ -77,6 +77,33 @@ cp "$module" "$stage$mdir/extra/dm-bcache.ko"
 [ -z "$testmods" ] || cp "$testmods"/*.ko "$stage$mdir/extra/"
 depmod -b "$stage" "$kver"
 
+# lvm2 with the bcache segment type (make lvm2), beside the stock tools
+# the other tests use: /opt/lvm2-dmbcache/sbin and its lib, which the lvm
+# tests put first in PATH and LD_LIBRARY_PATH.
+lvm2_debs=$top/build/lvm2
+if [ -e "$lvm2_debs/version" ]; then
+	ext=$stage/tmp/lvm2-debs
+	opt=$stage/opt/lvm2-dmbcache
+	mkdir -p "$ext" "$opt/sbin" "$opt/lib"
+	for p in lvm2 dmsetup libdevmapper1.02.1 libdevmapper-event1.02.1; do
+		dpkg-deb -x "$(ls "$lvm2_debs/${p}_"*.deb)" "$ext"
+	done
+	cp -a "$ext"/sbin/lvm "$ext"/sbin/dmsetup "$opt/sbin/"
+	cp -a "$ext"/lib/x86_64-linux-gnu/libdevmapper*.so* "$opt/lib/"
+	for t in lvm dmsetup; do
+		for lib in $(LD_LIBRARY_PATH=$opt/lib ldd "$opt/sbin/$t" | grep -o '/[^ ]*' || true); do
+			case $lib in "$opt"/*) continue ;; esac
+			[ -e "$stage$lib" ] || copy_file "$lib"
+		done
+	done
+	for t in pvcreate vgcreate lvcreate lvconvert lvremove vgremove pvremove \
+		lvs vgs pvs vgchange lvchange lvextend lvreduce lvresize lvdisplay; do
+		ln -sf lvm "$opt/sbin/$t"
+	done
+	cp "$lvm2_debs/version" "$opt/version"
+	rm -rf "$ext"
+fi
+
 # Our tools and the tests.
 mkdir -p "$stage/usr/local/bin" "$stage/tests"
 for t in "$top"/build/user/bcache_*; do
