@@ -37,15 +37,20 @@ series_files() {	# the patches, in the order the series lists them
 
 local_rev=$(cat "$series_dir/series-version" 2>/dev/null || echo 0)
 version=$DEBIAN_VERSION+dmbcache$local_rev
+# Names, not paths: clones at different places share the build.
 key=$( {
 	echo "$version"
 	cat "$0"
 	series_files | while read -r p; do
-		echo "$p"
+		basename "$p"
 		cat "$p"
 	done
 } | sha256sum | cut -c1-16)
 dir=$cache/$key
+if [ "${1:-}" = --key ]; then	# what the cache is keyed by, and nothing else
+	echo "$key"
+	exit 0
+fi
 
 publish() {
 	rm -rf "$out"

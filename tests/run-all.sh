@@ -141,6 +141,7 @@ cat "$bg_out"
 rm -f "$bg_out"
 # lvm2 with the bcache segment type, as Debian packages the VM image
 # carries for the lvm tests (cached by the series' hash: built once).
+step lvm2/cache-key bash tests/tools/lvm2-key.sh
 step lvm2/packages bash scripts/lvm2.sh
 
 # klog_verdicts KVER: the klog suite's results turned into whether each

@@ -65,6 +65,15 @@ put_dirty 16 8
 vgchange -q -an vg
 vgchange -q -ay vg
 [ "$(dirty)" -gt 0 ] || fail "the dirty data was lost across deactivation"
+
+log "lvs fields from the target's status (in its blocks) and the metadata"
+# status: 1 block size, 2 bucket size, 3 used/total buckets, 4 dirty sectors, 5-8 hits and misses
+read -r bs bucket ut dsec rh rm wh wm <<<"$(dmsetup status vg-main | awk '{ print $4, $5, $6, $7, $8, $9, $10, $11 }')"
+want="writeback $((${ut#*/} * bucket / bs)) $((${ut%/*} * bucket / bs)) $((dsec / bs)) $rh $rm $wh $wm"
+got=$(lvs --noheadings -o cache_mode,cache_total_blocks,cache_used_blocks,cache_dirty_blocks,cache_read_hits,cache_read_misses,cache_write_hits,cache_write_misses vg/main | xargs)
+expect_eq "lvs cache fields" "$got" "$want"
+got=$(lvs --noheadings -o cache_settings vg/main | xargs)
+expect_eq "lvs cache_settings" "$got" "sequential_cutoff=0,writeback_delay=3600,congested_read_threshold_us=0,congested_write_threshold_us=0"
 same_lv 24 "write-back data lost across vgchange -an/-ay"
 
 log "refused: a resize while cached, a bad value, an unknown key"
