@@ -17,6 +17,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/blkdev.h>
+#include <linux/log2.h>
 
 #include "compat.h"
 #include "dmb-target.h"
@@ -303,6 +304,16 @@ int dmb_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad;
 	r = dmb_index_get(dc);
+	if (r)
+		goto bad;
+	/*
+	 * A write is cached in at most DMB_MAX_PIECES pieces, one per bucket
+	 * it touches, so a bio longer than DMB_MAX_PIECES - 1 buckets could
+	 * never be cached: dm splits bios to this length first.  A power of
+	 * two, as dm stacks it into the queue's chunk_sectors.
+	 */
+	r = dm_set_target_max_io_len(ti, rounddown_pow_of_two((DMB_MAX_PIECES - 1) *
+							      dc->cache_sb.bucket_size));
 	if (r)
 		goto bad;
 
