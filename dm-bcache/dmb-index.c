@@ -1483,18 +1483,41 @@ void dmb_index_resume(struct dmb_index *ix)
 }
 
 /*
+ * Ask for a gc pass that starts after now, and return the request to wait
+ * for; @if_none: not if one is asked for and not yet done.
+ */
+static u64 gc_ask(struct dmb_index *ix, bool if_none)
+{
+	u64 req;
+
+	spin_lock_irq(&ix->lock);
+	if (!if_none || ix->gc_req == READ_ONCE(ix->gc_done_req))
+		ix->gc_req++;
+	req = ix->gc_req;
+	spin_unlock_irq(&ix->lock);
+	dmb_index_kick(ix);
+	return req;
+}
+
+/*
+ * The dirty estimate still counts data overwritten while dirty, which
+ * only a gc pass takes out: writeback, finding nothing left to copy, asks
+ * for one, so that the status reaches 0 with no message.
+ */
+void dmb_index_recount_dirty(struct dmb_index *ix)
+{
+	gc_ask(ix, true);
+}
+
+/*
  * The gc message: a whole pass that starts after the request (one under
  * way when it comes does not count), and its commit; then the cache's
  * state.
  */
 int dmb_index_gc(struct dmb_index *ix)
 {
-	u64 req;
+	u64 req = gc_ask(ix, false);
 
-	spin_lock_irq(&ix->lock);
-	req = ++ix->gc_req;
-	spin_unlock_irq(&ix->lock);
-	dmb_index_kick(ix);
 	if (wait_event_killable(ix->gc_wait,
 				READ_ONCE(ix->gc_done_req) >= req ||
 				READ_ONCE(ix->state) != DMB_STATE_RW))

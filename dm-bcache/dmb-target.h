@@ -340,6 +340,7 @@ void dmb_index_put(struct dmb_cache *dc);
 int dmb_index_sync(struct dmb_index *ix);
 void dmb_index_resume(struct dmb_index *ix);
 int dmb_index_gc(struct dmb_index *ix);
+void dmb_index_recount_dirty(struct dmb_index *ix);
 void dmb_index_kick(struct dmb_index *ix);
 u32 dmb_alloc_pieces(struct dmb_index *ix, u32 sectors, u64 *piece,
 		     u32 *len, u32 *nr, bool dirty);

@@ -292,6 +292,8 @@ static void pass_end(struct dmb_index *ix, bool clean, u64 seq)
 		if (!r) {
 			WRITE_ONCE(wb->clean_passes, wb->clean_passes + 1);
 			wake_up_all(&wb->wait);
+			if (!clean && bch_set_dirty_sectors(&ix->set))
+				dmb_index_recount_dirty(ix);
 		} else if (r != -EAGAIN) {
 			wb_failed(wb);	/* a flush must not wait on */
 		}

@@ -46,7 +46,7 @@ VM_TESTS=(module create-status data-raw data-backing table messages
 	events tools-in-use bucket-min boot-tab
 	wt-origin-error index-fail-fua reload-geometry readonly-table flush-no-wc
 	wt-origin-flush-order wb-parked-write fill-bound wb-hung-origin
-	index-enomem lvm-bcache wb-small-buckets)
+	index-enomem lvm-bcache wb-small-buckets wb-dirty-count)
 # The check of the kernel-log check: tests that read the kernel log get a
 # warning planted at their first klog_mark (dmb.plant=1); the klog-* tests
 # clear the log, flood it past its buffer, warn in the teardown.  All of
