@@ -115,6 +115,8 @@ done
 mkdir -p "$stage/usr/lib/udev/rules.d"
 cp "$top/userspace/boot/69-dm-bcache.rules" "$stage/usr/lib/udev/rules.d/"
 ln -sf ../local/bin/bcache_tab "$stage/usr/sbin/bcache_tab"
+# Where lvm2's global/bcache_check_executable looks by default.
+ln -sf ../local/bin/bcache_check "$stage/usr/sbin/bcache_check"
 cp -r "$top/tests/vm/." "$stage/tests/"
 cp "$top/tests/vm/init" "$stage/init"
 # The benchmark's guest side (bench/run.sh boots it with dmb.run=).

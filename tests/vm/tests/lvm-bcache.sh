@@ -5,7 +5,13 @@
 # (active, and inactive) and leaves the cache volume an ordinary LV with
 # the origin holding all the data; --uncache and lvremove take the cache
 # volume with them; a bad setting is refused with nothing changed; a
-# resize is refused while cached.
+# resize is refused while cached; --cachedevice makes the cache volume on
+# a PV, and --uncache removes it.  lvchange --cachemode/--cachesettings
+# on the active LV under a writer (keys replaced, added, dropped with
+# "default", all cleared with ""), to passthrough after writing the dirty
+# data back, and on the inactive LV (a value the target refuses changes
+# nothing); activation runs bcache_check and refuses a cache whose
+# superblock is damaged, naming bcache_repair.
 . /tests/lib.sh
 [ -e /opt/lvm2-dmbcache/version ] || fail "the initramfs has no patched lvm2 (make lvm2 builds it)"
 export PATH=/opt/lvm2-dmbcache/sbin:$PATH LD_LIBRARY_PATH=/opt/lvm2-dmbcache/lib
@@ -76,6 +82,83 @@ got=$(lvs --noheadings -o cache_settings vg/main | xargs)
 expect_eq "lvs cache_settings" "$got" "sequential_cutoff=0,writeback_delay=3600,congested_read_threshold_us=0,congested_write_threshold_us=0"
 same_lv 24 "write-back data lost across vgchange -an/-ay"
 
+log "lvchange --cachemode and --cachesettings on the active LV, a writer running"
+rm -f /tmp/stop
+( while [ ! -e /tmp/stop ]; do put 24 8; done ) &
+writer=$!
+sleep 1
+lvchange -q --cachemode writethrough vg/main
+lvchange -q --cachesettings 'writeback_delay=7200 readahead=16' --cachesettings 'sequential_cutoff=0' vg/main
+touch /tmp/stop
+wait $writer || fail "the writer failed while the table changed"
+case "$(dmsetup table vg-main)" in
+*" 13 writethrough origin_layout raw sequential_cutoff 0 writeback_delay 7200 congested_read_threshold_us 0 congested_write_threshold_us 0 readahead 16") ;;
+*) fail "table after lvchange: $(dmsetup table vg-main)" ;;
+esac
+settings="sequential_cutoff=0,writeback_delay=7200,congested_read_threshold_us=0,congested_write_threshold_us=0,readahead=16"
+expect_eq "lvs after lvchange" "$(lvs --noheadings -o cache_mode,cache_settings vg/main | xargs)" \
+	"writethrough $settings"
+put 24 8
+same_lv 32 "data lost across lvchange under I/O"
+table=$(dmsetup table vg-main)
+lvchange --cachesettings 'writeback_percent=99' vg/main 2>/tmp/err &&
+	fail "lvchange took writeback_percent=99"
+expect_eq "table after a refused lvchange" "$(dmsetup table vg-main)" "$table"
+expect_eq "cache_settings after a refused lvchange" \
+	"$(lvs --noheadings -o cache_settings vg/main | xargs)" "$settings"
+
+log "lvchange --cachemode passthrough writes the dirty data back first"
+lvchange -q --cachemode writeback vg/main
+put_dirty 24 8
+if ! timeout 240 lvchange --cachemode passthrough vg/main >/tmp/out 2>&1; then
+	cat /tmp/out
+	dmsetup status vg-main
+	dmesg | tail -n 30
+	fail "lvchange --cachemode passthrough did not finish"
+fi
+cat /tmp/out
+grep -q "Writing back the dirty data" /tmp/out || fail "no write-back announced: $(cat /tmp/out)"
+expect_eq "dirty after passthrough" "$(dirty)" 0
+case "$(dmsetup table vg-main)" in *" passthrough "*) ;; *) fail "not passthrough: $(dmsetup table vg-main)" ;; esac
+same_lv 32 "data lost by the switch to passthrough"
+
+log "an inactive LV: the target checks new settings before they are committed"
+lvchange -q -an vg/main
+lvchange --cachesettings 'writeback_percent=99' vg/main 2>/tmp/err &&
+	fail "lvchange of the inactive LV took writeback_percent=99"
+grep -q "refused the new table" /tmp/err || fail "inactive refusal: $(cat /tmp/err)"
+expect_eq "cache_settings after a refused inactive lvchange" \
+	"$(lvs --noheadings -o cache_settings vg/main | xargs)" "$settings"
+[ -e /dev/mapper/vg-main ] && fail "the refused check left vg/main active"
+lvchange -q --cachemode writeback --cachesettings 'readahead=default writeback_delay=3600' vg/main
+expect_eq "lvs after an inactive lvchange" "$(lvs --noheadings -o cache_mode,cache_settings vg/main | xargs)" \
+	"writeback sequential_cutoff=0,writeback_delay=3600,congested_read_threshold_us=0,congested_write_threshold_us=0"
+[ -e /dev/mapper/vg-main ] && fail "the inactive lvchange left vg/main active"
+
+log "activation runs bcache_check; a damaged cache is refused, naming bcache_repair"
+# The cache volume's superblock (4 KiB in) on its PV, checksummed.
+read -r pv pe <<<"$(lvs --noheadings -a -o devices vg/fast_cvol | sed 's/[()]/ /g')"
+start=$(pvs --noheadings --units s --nosuffix -o pe_start "$pv" | xargs)
+extent=$(vgs --noheadings --units s --nosuffix -o vg_extent_size vg | xargs)
+sb=$(((start + pe * extent + 8) * 512 + 80))
+dd if="$pv" of=/tmp/sb-byte bs=1 skip=$sb count=1 status=none
+byte=$(od -An -tu1 /tmp/sb-byte | xargs)
+# shellcheck disable=SC2059
+printf "\\$(printf '%03o' $((byte ^ 255)))" | dd of="$pv" bs=1 seek=$sb count=1 conv=notrunc status=none
+cmp -s /tmp/sb-byte <(dd if="$pv" bs=1 skip=$sb count=1 status=none) && fail "the superblock byte did not change"
+sync
+lvchange -ay vg/main 2>/tmp/err && fail "a cache with a damaged superblock was activated"
+grep -q "bcache_repair" /tmp/err || fail "the refusal names no bcache_repair: $(cat /tmp/err)"
+log "lvm said: $(grep bcache_repair /tmp/err)"
+dmsetup ls | grep -q '^vg-' && fail "a refused activation left devices: $(dmsetup ls)"
+dd if=/tmp/sb-byte of="$pv" bs=1 seek=$sb count=1 conv=notrunc status=none
+sync
+lvchange -ay -vvvv vg/main 2>/tmp/err || fail "activation after the repair: $(grep -i error /tmp/err)"
+grep -q "Running check command on /dev/mapper/vg-fast_cvol" /tmp/err ||
+	fail "no bcache_check ran on activation"
+same_lv 32 "data lost across the checked activation"
+put_dirty 24 8
+
 log "refused: a resize while cached, a bad value, an unknown key"
 lvextend -q -L +4M vg/main 2>/tmp/err && fail "lvextend of a cached LV succeeded"
 grep -q "detach it first" /tmp/err || fail "lvextend: $(cat /tmp/err)"
@@ -111,9 +194,27 @@ lvconvert --uncache vg/main
 expect_eq "LVs after --uncache" "$(segtypes)" "main:linear "
 same_lv 32 "data lost by --uncache"
 
-log "lvremove of a cached LV"
+log "--cachedevice: lvm creates the cache volume on the device"
+lvconvert -y --type bcache --cachedevice $CACHE_DEV --cachesize 64M --cachemode writeback \
+	--cachesettings 'sequential_cutoff=0 writeback_delay=3600' \
+	--cachesettings 'congested_read_threshold_us=0 congested_write_threshold_us=0' vg/main
+expect_eq "LVs with --cachedevice" "$(segtypes)" "main:bcache [main_bcorig]:linear [main_cache_cvol]:linear "
+expect_eq "the cache volume's device" "$(lvs --noheadings -a -o devices vg/main_cache_cvol | xargs)" "$CACHE_DEV(0)"
+expect_eq "the cache volume's size" "$(lvs --noheadings -a --units m --nosuffix -o lv_size vg/main_cache_cvol | xargs)" "64.00"
+put_dirty 32 8
+lvconvert --uncache vg/main
+expect_eq "LVs after --uncache of --cachedevice" "$(segtypes)" "main:linear "
+same_lv 40 "data lost with --cachedevice"
+
+log "lvremove of a cached LV, its settings cleared first"
 lvcreate -q -y -n fast -L 128M -an -Zn vg $CACHE_DEV
 attach
+lvchange -q -y --cachesettings '' vg/main
+case "$(dmsetup table vg-main)" in
+*" 3 writeback origin_layout raw") ;;
+*) fail "table after clearing the settings: $(dmsetup table vg-main)" ;;
+esac
+expect_eq "cache_settings cleared" "$(lvs --noheadings -o cache_settings vg/main | xargs)" ""
 lvremove -q -y vg/main
 expect_eq "LVs after lvremove" "$(segtypes)" ""
 vgremove -q -y vg
