@@ -199,6 +199,10 @@ for k in "${kernels[@]}"; do
 	echo "== write-back power cut, backing origin, on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
 	vm_suite "$k" wbbcut1 persist-wbb-write
 	KEEP_DISKS=1 vm_suite "$k" wbbcut2 persist-wbb-read
+	# And under lvm: the cut with a write-back bcache LV active.
+	echo "== lvm power cut on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	vm_suite "$k" lvmcut1 lvm-cut-write
+	KEEP_DISKS=1 vm_suite "$k" lvmcut2 lvm-cut-read
 	# Boot-time activation in a real systemd system: the first boot
 	# leaves dirty data and the configuration, the second boots systemd
 	# (dm-bcache.service, the udev rules, a mount by UUID), the third

@@ -13,47 +13,9 @@
 # nothing); activation runs bcache_check and refuses a cache whose
 # superblock is damaged, naming bcache_repair.
 . /tests/lib.sh
-[ -e /opt/lvm2-dmbcache/version ] || fail "the initramfs has no patched lvm2 (make lvm2 builds it)"
-export PATH=/opt/lvm2-dmbcache/sbin:$PATH LD_LIBRARY_PATH=/opt/lvm2-dmbcache/lib
-log "lvm2 $(cat /opt/lvm2-dmbcache/version)"
-lvm segtypes | grep -qw bcache || fail "lvm has no bcache segment type: $(lvm segtypes | tr '\n' ' ')"
-wipe_head $CACHE_DEV
-wipe_head $ORIGIN_DEV
-pvcreate -q $ORIGIN_DEV $CACHE_DEV
-vgcreate -q vg $ORIGIN_DEV $CACHE_DEV
-lvcreate -q -y -n main -L 64M vg $ORIGIN_DEV
-lvcreate -q -y -n fast -L 128M -an -Zn vg $CACHE_DEV
-# put MIB COUNT: DATA_DEV's MiB MIB.. to the same place in the LV.
-put() {
-	dd if=$DATA_DEV of=/dev/mapper/vg-main bs=1M skip="$1" seek="$1" count="$2" \
-		oflag=direct conv=fsync status=none
-}
+. /tests/lib-lvm.sh
+make_vg
 put 0 16
-
-# put_dirty MIB COUNT: put, again until the LV shows that much dirty (a
-# fresh cache has no bucket ready until its first refill, and bypasses).
-put_dirty() {
-	local i
-	for i in 1 2 3 4 5; do
-		put "$1" "$2"
-		[ "$(dirty)" -ge $(($2 * 2048)) ] && return 0
-		sleep 1
-	done
-	dmsetup status vg-main
-	fail "dirty $(dirty) after writing $2 MiB in write-back mode"
-}
-
-field() { dmsetup status "$1" | awk -v n="$2" '{ print $(n + 3) }'; }
-dirty() { field vg-main 4; }
-# same_lv MIB: the LV's first MIB MiB are DATA_DEV's.
-same_lv() { same_direct /dev/mapper/vg-main 0 $DATA_DEV 0 $(($1 * 2048)) || fail "$2"; }
-attach() {
-	lvconvert -y --type bcache --cachevol fast --cachemode writeback \
-		--cachesettings 'sequential_cutoff=0 writeback_delay=3600' \
-		--cachesettings 'congested_read_threshold_us=0 congested_write_threshold_us=0' vg/main
-}
-# segtypes: "name:segtype" of every LV, hidden ones included.
-segtypes() { lvs --noheadings -a -o lv_name,segtype vg | awk '{ printf "%s:%s ", $1, $2 }'; }
 
 log "attach to an active LV"
 attach
