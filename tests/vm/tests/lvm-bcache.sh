@@ -11,7 +11,9 @@
 # "default", all cleared with ""), to passthrough after writing the dirty
 # data back, and on the inactive LV (a value the target refuses changes
 # nothing); activation runs bcache_check and refuses a cache whose
-# superblock is damaged, naming bcache_repair.
+# superblock is damaged, naming bcache_repair; a cache the target failed
+# (its volume's I/O failing) is split off only with --force, and lvm
+# says how much is lost.
 . /tests/lib.sh
 . /tests/lib-lvm.sh
 make_vg
@@ -167,6 +169,32 @@ put_dirty 32 8
 lvconvert --uncache vg/main
 expect_eq "LVs after --uncache of --cachedevice" "$(segtypes)" "main:linear "
 same_lv 40 "data lost with --cachedevice"
+
+log "a failed cache is split off only with --force, lvm saying what is lost"
+lvcreate -q -y -n fast -L 128M -an -Zn vg $CACHE_DEV
+attach
+put_dirty 40 8
+# Every I/O to the cache volume fails from here; the next write fails the target.
+size=$(blockdev --getsz /dev/mapper/vg-fast_cvol)
+dmsetup suspend vg-fast_cvol
+dmsetup load vg-fast_cvol --table "0 $size error"
+dmsetup resume vg-fast_cvol
+for i in 1 2 3 4 5; do
+	put 48 1 2>/dev/null || true
+	[ "$(status_field vg-main 13)" = fail ] && break
+	sleep 1
+done
+expect_eq "metadata state with the cache volume failing" "$(status_field vg-main 13)" fail
+lvconvert --splitcache vg/main 2>/tmp/err && fail "a failed cache was split off without --force"
+grep -q "the cache has failed.*dirty sectors" /tmp/err || fail "the refusal: $(cat /tmp/err)"
+log "lvm said: $(head -n 1 /tmp/err | xargs)"
+expect_eq "LVs after the refused split" "$(segtypes)" "[fast_cvol]:linear main:bcache [main_bcorig]:linear "
+lvconvert --splitcache --force vg/main 2>&1 | tee /tmp/out
+grep -q "dirty sectors only the cache held are lost" /tmp/out || fail "--force said: $(cat /tmp/out)"
+expect_eq "LVs after the forced split" "$(segtypes)" "fast:linear main:linear "
+lvchange -q -ay vg/main
+same_lv 40 "data written back before the cache failed was lost"
+lvremove -q -y vg/fast
 
 log "lvremove of a cached LV, its settings cleared first"
 lvcreate -q -y -n fast -L 128M -an -Zn vg $CACHE_DEV
