@@ -37,6 +37,8 @@ vgchange -q -ay vg
 [ "$(dirty)" -gt 0 ] || fail "the dirty data was lost across deactivation"
 
 log "lvs fields from the target's status (in its blocks) and the metadata"
+attr=$(lvs --noheadings -o lv_attr vg/main | xargs)
+expect_eq "lv_attr type and health" "${attr:0:1}${attr:8:1}" "C-"
 # status: 1 block size, 2 bucket size, 3 used/total buckets, 4 dirty sectors, 5-8 hits and misses
 read -r bs bucket ut dsec rh rm wh wm <<<"$(dmsetup status vg-main | awk '{ print $4, $5, $6, $7, $8, $9, $10, $11 }')"
 want="writeback $((${ut#*/} * bucket / bs)) $((${ut%/*} * bucket / bs)) $((dsec / bs)) $rh $rm $wh $wm"
@@ -185,6 +187,9 @@ for i in 1 2 3 4 5; do
 	sleep 1
 done
 expect_eq "metadata state with the cache volume failing" "$(status_field vg-main 13)" fail
+# lv_attr: 1st C (cached), 9th F (failed), as lvs shows a failed dm-cache.
+attr=$(lvs --noheadings -o lv_attr vg/main | xargs)
+expect_eq "lv_attr type and health of the failed cache" "${attr:0:1}${attr:8:1}" CF
 lvconvert --splitcache vg/main 2>/tmp/err && fail "a failed cache was split off without --force"
 grep -q "the cache has failed.*dirty sectors" /tmp/err || fail "the refusal: $(cat /tmp/err)"
 log "lvm said: $(head -n 1 /tmp/err | xargs)"
