@@ -84,11 +84,14 @@ vm_suite() {
 	expect "vm/$k/$suite" "$want" "$res/vm-$suite-$k.txt" 0
 }
 
+# phase TEXT: a phase's heading, with the time since the start.
+phase() { echo "== $* [$((SECONDS / 60))m$((SECONDS % 60))s]"; }
+
 step() {	# step NAME COMMAND...: one PASS/FAIL line from an exit code
 	local name=$1 log
 	shift
 	log=$top/build/results/$(echo "$name" | tr '/' '_').log
-	echo "== $name [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	phase "$name"
 	if "$@" >"$log" 2>&1; then
 		echo "PASS $name" >>"$res/steps.txt"
 	else
@@ -97,7 +100,7 @@ step() {	# step NAME COMMAND...: one PASS/FAIL line from an exit code
 	fi
 }
 
-echo "== unit tests (ASan/UBSan) [$((SECONDS / 60))m$((SECONDS % 60))s]"
+phase "unit tests (ASan/UBSan)"
 make -s -C userspace unit 2>&1 | tee "$res/unit.log" | grep -E '^(FAIL|  )' || true
 grep -E '^(PASS|FAIL) ' "$res/unit.log" >"$res/unit.txt"
 grep -q '^[0-9]* passed, 0 failed$' "$res/unit.log" ||
@@ -106,7 +109,7 @@ expect unit "$N_UNIT" "$res/unit.txt" 0
 
 step userspace/build make -s -C userspace
 step userspace/asan-tools make -s -C userspace asan-tools
-echo "== tool tests [$((SECONDS / 60))m$((SECONDS % 60))s]"
+phase "tool tests"
 bash tests/tools/probe.sh >"$res/probe.txt" 2>&1
 expect tools/probe "$N_PROBE" "$res/probe.txt" $?
 bash tests/tools/tools.sh >"$res/tools.txt" 2>&1
@@ -163,7 +166,7 @@ klog_verdicts() {
 }
 
 for k in "${kernels[@]}"; do
-	echo "== VM suite on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	phase "VM suite on $k"
 	# In the listed order on 6.1 and reversed on 6.12: a test that leans
 	# on what another left behind fails on one of them.
 	order=("${VM_TESTS[@]}")
@@ -176,38 +179,38 @@ for k in "${kernels[@]}"; do
 	rm -f "build/vm/$k/initrd.cpio"
 	vm_suite "$k" main "${order[@]}"
 	export VM_REUSE=1
-	echo "== kernel-log check, checked, on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	phase "kernel-log check, checked, on $k"
 	VM_APPEND=dmb.plant=1 bash tests/vm/run.sh "$k" klog "${KLOG_TESTS[@]}" >/dev/null
 	touch "$res/vm-klog-$k.txt"
 	klog_verdicts "$k"
 	grep '^FAIL' "$res/klog-$k.txt" || true
 	# A power cut: the first boot ends with the target loaded, the second
 	# boots the same disks.
-	echo "== power cut on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	phase "power cut on $k"
 	vm_suite "$k" cut1 persist-write
 	KEEP_DISKS=1 vm_suite "$k" cut2 persist-read
 	# dm-log-writes replay: its own boot, since it uses the export disk
 	# (vdd) for the log, which the main suite leaves mainline-cross's
 	# image on for the host's tests below.
-	echo "== dm-log-writes replay on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	phase "dm-log-writes replay on $k"
 	vm_suite "$k" logw logwrites-replay
 	# The same in write-back, cut under a writer that logs its flushes.
-	echo "== write-back power cut on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	phase "write-back power cut on $k"
 	vm_suite "$k" wbcut1 persist-wb-write
 	KEEP_DISKS=1 vm_suite "$k" wbcut2 persist-wb-read
 	# And on a make-bcache -B origin, whose superblock must say dirty.
-	echo "== write-back power cut, backing origin, on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	phase "write-back power cut, backing origin, on $k"
 	vm_suite "$k" wbbcut1 persist-wbb-write
 	KEEP_DISKS=1 vm_suite "$k" wbbcut2 persist-wbb-read
 	# And under lvm: the cut with a write-back bcache LV active.
-	echo "== lvm power cut on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	phase "lvm power cut on $k"
 	vm_suite "$k" lvmcut1 lvm-cut-write
 	KEEP_DISKS=1 vm_suite "$k" lvmcut2 lvm-cut-read
 	# Boot-time activation in a real systemd system: the first boot
 	# leaves dirty data and the configuration, the second boots systemd
 	# (dm-bcache.service, the udev rules, a mount by UUID), the third
 	# checks what its shutdown flushed.
-	echo "== systemd boot on $k [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	phase "systemd boot on $k"
 	export ROOT_IMG=$top/build/vm/$k/root.img
 	cp --sparse=always "$top/build/vm/rootfs.img" "$ROOT_IMG"
 	vm_suite "$k" sd1 boot-systemd-prep
@@ -218,12 +221,12 @@ done
 
 # Mutants: the read path, write-back, invalidation and the checker broken
 # on purpose in scratch copies; each must be caught by its guard test.
-echo "== mutation runs on $KVER_61 [$((SECONDS / 60))m$((SECONDS % 60))s]"
+phase "mutation runs on $KVER_61"
 bash tests/mutations/run.sh "$KVER_61" >"$res/mutations.txt" 2>&1
 expect mutations "$N_MUTATIONS" "$res/mutations.txt" $?
 grep '^FAIL' "$res/mutations.txt" || true
 
-echo "== mainline-written caches (exported by mainline-cross) [$((SECONDS / 60))m$((SECONDS % 60))s]"
+phase "mainline-written caches (exported by mainline-cross)"
 for k in "${kernels[@]}"; do
 	img=build/vm/$k/export-main.img
 	if grep -q "^PASS vm/$k/mainline-cross" "$res/vm-main-$k.txt" 2>/dev/null; then
@@ -239,7 +242,7 @@ done
 for c in "$top"/build/results/crash-*.log; do
 	[ -e "$c" ] && head -n 45 "$c"
 done
-echo "== results [$((SECONDS / 60))m$((SECONDS % 60))s]"
+phase "results"
 all=$(cat "$res"/*.txt)
 grep '^FAIL' <<<"$all" || true
 passed=$(grep -c '^PASS ' <<<"$all")
