@@ -13,6 +13,7 @@ layers=(
 	"0001-device_mapper-bcache-target.patch:device_mapper"
 	"0002-lib-bcache-segment-type.patch:lib"
 	"0003-lvconvert-bcache.patch:tools"
+	"0004-test-bcache.patch:test"
 )
 : >"$out/series"
 for l in "${layers[@]}"; do

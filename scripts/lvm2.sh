@@ -2,7 +2,8 @@
 # make lvm2: Debian's own lvm2 source package, with the series in
 # lvm2-plugin/patches/ applied, built by Debian's own packaging into
 # binary packages (lvm2, dmsetup, libdevmapper1.02.1 and the rest of the
-# set, which must replace the stock ones together), copied to build/lvm2/.
+# set, which must replace the stock ones together), copied to build/lvm2/,
+# with lvm2's test harness and shell tests in build/lvm2/testsuite/.
 #
 # The build takes minutes, so its output is kept outside the clone, in
 # $DMB_CACHE/lvm2/KEY (default /var/cache/dm-bcache), KEY a hash of
@@ -56,6 +57,7 @@ publish() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp "$dir"/debs/*.deb "$out"/
+	cp -r "$dir/testsuite" "$out/"
 	echo "$version" >"$out/version"
 	echo "lvm2: $version packages in build/lvm2 (cache $dir)"
 }
@@ -115,6 +117,15 @@ echo "lvm2: building $version with Debian's packaging"
 	exit 1
 }
 mv "$work"/*.deb "$dir/debs/"
+# lvm2's test harness and shell tests, the series' own among them, for the
+# VM (tests/vm/mkinitramfs.sh): Debian's build does not build test/, and
+# its only compiled piece the tests need is lib/not.
+ts=$dir/testsuite
+mkdir -p "$ts/lib"
+cp "$src"/test/lib/*.sh "$ts/lib/"
+cp -r "$src/test/shell" "$ts/"
+cp "$src/tools/commands.h" "$ts/"
+gcc -O2 -o "$ts/lib/not" "$src/test/lib/not.c"
 rm -rf "$work"
 touch "$dir/done"
 publish

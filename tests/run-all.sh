@@ -46,7 +46,7 @@ VM_TESTS=(module create-status data-raw data-backing table messages
 	events tools-in-use bucket-min boot-tab
 	wt-origin-error index-fail-fua reload-geometry readonly-table flush-no-wc
 	wt-origin-flush-order wb-parked-write fill-bound wb-hung-origin
-	index-enomem lvm-bcache wb-small-buckets wb-dirty-count)
+	index-enomem lvm-bcache wb-small-buckets wb-dirty-count lvm-testsuite)
 # The check of the kernel-log check: tests that read the kernel log get a
 # warning planted at their first klog_mark (dmb.plant=1); the klog-* tests
 # clear the log, flood it past its buffer, warn in the teardown.  All of
@@ -170,10 +170,12 @@ for k in "${kernels[@]}"; do
 	# In the listed order on 6.1 and reversed on 6.12: a test that leans
 	# on what another left behind fails on one of them.
 	order=("${VM_TESTS[@]}")
-	# wb-sustained, a throughput guard (80 s), runs on 6.1 alone: the
-	# hour's budget; make bench measures write-back on both kernels.
+	# wb-sustained, a throughput guard (80 s), and lvm-testsuite, lvm2's
+	# own tests (3 min; lvm's side does not change with the kernel, and
+	# lvm-bcache runs on both) run on 6.1 alone: the hour's budget; make
+	# bench measures write-back on both kernels.
 	[ "$k" = "$KVER_61" ] || mapfile -t order < <(printf '%s\n' "${VM_TESTS[@]}" |
-		grep -vx wb-sustained | tac)
+		grep -vx -e wb-sustained -e lvm-testsuite | tac)
 	# The main suite builds the module, tools and initramfs for $k; the
 	# other boots of this kernel reuse them.
 	rm -f "build/vm/$k/initrd.cpio"

@@ -40,7 +40,7 @@ bins=(
 	/usr/sbin/make-bcache /usr/sbin/bcache-super-show /usr/sbin/mke2fs
 	/usr/sbin/e2fsck /usr/sbin/blkdiscard /usr/sbin/blockdev /usr/bin/cmp
 	/usr/bin/timeout /usr/bin/sha256sum /usr/bin/dd /usr/bin/stat
-	/usr/bin/udevadm
+	/usr/bin/udevadm /usr/bin/ln /usr/bin/find /usr/bin/ls /usr/bin/pgrep
 )
 for b in "${bins[@]}"; do copy_binary "$b"; done
 copy_file /lib64/ld-linux-x86-64.so.2
@@ -102,6 +102,43 @@ if [ -e "$lvm2_debs/version" ]; then
 	done
 	cp "$lvm2_debs/version" "$opt/version"
 	rm -rf "$ext"
+fi
+
+# lvm2's own test harness, "installed" the way lvm2's make install lays it
+# out (a folder whose path names lvm2-testsuite; lib/ holds the harness
+# scripts without .sh, lib/not, and a wrapper per lvm command that runs
+# the lvm found in PATH past the folder), with the shell tests
+# tests/vm/tests/lvm-testsuite.sh runs.
+lvm2_ts=$lvm2_debs/testsuite
+if [ -d "$lvm2_ts" ]; then
+	ts=$stage/opt/lvm2-testsuite
+	mkdir -p "$ts/lib" "$ts/shell"
+	for f in aux check get inittest utils lvm-wrapper flavour-ndev-vanilla; do
+		install -m 755 "$lvm2_ts/lib/$f.sh" "$ts/lib/$f"
+	done
+	cp "$lvm2_ts/lib/not" "$ts/lib/"
+	for f in should invalid fail; do ln -s not "$ts/lib/$f"; done
+	for c in lvm $(sed -n 's/^xx(\([a-z]*\),.*/\1/p' "$lvm2_ts/commands.h"); do
+		ln -sf lvm-wrapper "$ts/lib/$c"
+	done
+	cat >"$ts/lib/paths" <<'EOP'
+DM_UDEV_SYNCHRONISATION=0
+LVM_TEST_THIN_CHECK_CMD=${LVM_TEST_THIN_CHECK_CMD-}
+LVM_TEST_THIN_DUMP_CMD=${LVM_TEST_THIN_DUMP_CMD-}
+LVM_TEST_THIN_REPAIR_CMD=${LVM_TEST_THIN_REPAIR_CMD-}
+LVM_TEST_THIN_RESTORE_CMD=${LVM_TEST_THIN_RESTORE_CMD-}
+LVM_TEST_CACHE_CHECK_CMD=${LVM_TEST_CACHE_CHECK_CMD-}
+LVM_TEST_CACHE_DUMP_CMD=${LVM_TEST_CACHE_DUMP_CMD-}
+LVM_TEST_CACHE_REPAIR_CMD=${LVM_TEST_CACHE_REPAIR_CMD-}
+LVM_TEST_CACHE_RESTORE_CMD=${LVM_TEST_CACHE_RESTORE_CMD-}
+export DM_UDEV_SYNCHRONISATION LVM_TEST_THIN_CHECK_CMD LVM_TEST_THIN_DUMP_CMD \
+	LVM_TEST_THIN_REPAIR_CMD LVM_TEST_THIN_RESTORE_CMD LVM_TEST_CACHE_CHECK_CMD \
+	LVM_TEST_CACHE_DUMP_CMD LVM_TEST_CACHE_REPAIR_CMD LVM_TEST_CACHE_RESTORE_CMD
+installed_testsuite=1
+export PATH=/opt/lvm2-testsuite/lib:/opt/lvm2-dmbcache/sbin:$PATH
+export LD_LIBRARY_PATH=/opt/lvm2-dmbcache/lib
+EOP
+	cp "$lvm2_ts"/shell/{bcache-basic,cache-metadata2,cachevol-cachedevice,lvconvert-cache,lvconvert-cache-smq,lvchange-cache}.sh "$ts/shell/"
 fi
 
 # Our tools and the tests.
