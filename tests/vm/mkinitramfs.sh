@@ -107,8 +107,8 @@ fi
 # lvm2's own test harness, "installed" the way lvm2's make install lays it
 # out (a folder whose path names lvm2-testsuite; lib/ holds the harness
 # scripts without .sh, lib/not, and a wrapper per lvm command that runs
-# the lvm found in PATH past the folder), with the shell tests
-# tests/vm/tests/lvm-testsuite.sh runs.
+# the lvm found in PATH past the folder), with lvm2's shell tests, of
+# which tests/vm/tests/lvm-testsuite.sh names the ones it runs.
 lvm2_ts=$lvm2_debs/testsuite
 if [ -d "$lvm2_ts" ]; then
 	ts=$stage/opt/lvm2-testsuite
@@ -138,7 +138,7 @@ installed_testsuite=1
 export PATH=/opt/lvm2-testsuite/lib:/opt/lvm2-dmbcache/sbin:$PATH
 export LD_LIBRARY_PATH=/opt/lvm2-dmbcache/lib
 EOP
-	cp "$lvm2_ts"/shell/{bcache-basic,cache-metadata2,cachevol-cachedevice,lvconvert-cache,lvconvert-cache-smq,lvchange-cache}.sh "$ts/shell/"
+	cp "$lvm2_ts"/shell/*.sh "$ts/shell/"
 fi
 
 # Our tools and the tests.

@@ -10,8 +10,10 @@
 [ -d /opt/lvm2-testsuite/shell ] || fail "the initramfs has no lvm2 test suite (make lvm2 builds it)"
 load_module
 cd /opt/lvm2-testsuite
-n=0
-for t in shell/*.sh; do
+for name in bcache-basic cache-metadata2 cachevol-cachedevice lvconvert-cache \
+	lvconvert-cache-smq lvchange-cache; do
+	t=shell/$name.sh
+	[ -e "$t" ] || fail "lvm2's suite has no $t"
 	rc=0
 	LVM_TEST_FLAVOUR=ndev-vanilla LVM_TEST_DIR=/tmp \
 		bash -noprofile -norc "$t" >/tmp/lvm2-test.log 2>&1 || rc=$?
@@ -27,6 +29,4 @@ for t in shell/*.sh; do
 		fail "${t#shell/} failed (exit $rc)"
 		;;
 	esac
-	n=$((n + 1))
 done
-expect_eq "lvm2 tests run" "$n" 6
