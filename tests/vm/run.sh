@@ -80,7 +80,13 @@ echo "vm: $kver finished in $(($(date +%s) - start))s (qemu exit $qrc)"
 
 killed=
 stopped_in=$(grep -a '^@@BEGIN' "$log" | tail -n 1 | tr -d '\r' | cut -d' ' -f2)
-grep -q '^@@DONE' "$log" || killed="guest killed or crashed (no @@DONE after ${vm_timeout}s limit; see $log)"
+if grep -q '^@@DONE' "$log"; then
+	:
+elif [ "$qrc" = 137 ]; then
+	killed="guest killed at the ${vm_timeout}s limit (see $log)"
+else
+	killed="guest stopped (crashed or rebooted) before the end (see $log)"
+fi
 # A crash's first lines, kept where the host's summary prints them (the
 # serial log itself does not outlive a CI run).
 crash=$top/build/results/crash-$suite-$kver.log
@@ -89,9 +95,12 @@ if [ -n "$killed" ]; then
 	{
 		echo "== $kver $suite: the guest stopped during $stopped_in"
 		grep -a -m 1 -A 40 -E 'Oops|BUG:|kernel BUG|panic|double fault|general protection' "$log" |
-			tr -d '\r' | grep -v '\] *? '
+			tr -d '\r' | grep -v -E '\] *\? |\] (Code|RSP|RAX|RDX|RBP|R10|R13|FS|CS|CR2|DR0|DR3):' ||
+			{ echo "(no oops or panic in the log; its last lines:)"; tail -n 20 "$log" | tr -d '\r'; }
 	} >"$crash"
-	cat "$crash"
+	# Prefixed: tests/run-all.sh passes on only the lines that start
+	# with "vm:".
+	sed 's/^/vm: | /' "$crash"
 fi
 : >"$results"
 # A test named more than once reports its first failure, if any.
@@ -108,7 +117,7 @@ for t in $(printf '%s\n' "${tests[@]}" | awk '!seen[$0]++'); do
 	shift
 	echo "$status vm/$kver/$t $*" >>"$results"
 done
-[ -z "$killed" ] || { echo "vm: $killed"; tail -n 40 "$log"; }
+[ -z "$killed" ] || echo "vm: $killed"
 grep '^FAIL' "$results" | while read -r _ name why; do
 	echo "vm: FAIL $name: $why"
 	# Prefixed: tests/run-all.sh passes on only the lines that start
