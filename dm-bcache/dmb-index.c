@@ -1056,9 +1056,8 @@ static void origin_uuid(struct dmb_cache *dc, u8 uuid[16], char *label)
 		label[BCH_SB_LABEL_SIZE] = 0;
 		return;
 	}
-	memcpy(uuid, dc->cache_sb.set_uuid, 16);
-	uuid[15] ^= 0xdb;
-	strscpy(label, "dm-bcache raw origin", BCH_SB_LABEL_SIZE + 1);
+	bch_origin_raw_uuid(dc->cache_sb.set_uuid, uuid);
+	strscpy(label, BCH_RAW_ORIGIN_LABEL, BCH_SB_LABEL_SIZE + 1);
 }
 
 /*
@@ -1069,13 +1068,8 @@ static void origin_uuid(struct dmb_cache *dc, u8 uuid[16], char *label)
  */
 static bool origin_attached(struct dmb_cache *dc)
 {
-	const struct bch_sb *sb = &dc->origin_info.sb;
-
-	if (dc->layout != BCH_LAYOUT_BACKING)
-		return true;
-	return (bch_sb_bdev_state(sb) == BCH_BDEV_STATE_CLEAN ||
-		bch_sb_bdev_state(sb) == BCH_BDEV_STATE_DIRTY) &&
-	       !memcmp(sb->set_uuid, dc->cache_sb.set_uuid, 16);
+	return dc->layout != BCH_LAYOUT_BACKING ||
+	       bch_origin_attached(&dc->origin_info.sb, dc->cache_sb.set_uuid);
 }
 
 /* Write the backing origin's superblock with @set_uuid and @state. */
@@ -1084,10 +1078,7 @@ static int origin_record(struct dmb_index *ix, const u8 *set_uuid,
 {
 	struct bch_sb *sb = &ix->origin_sb;
 
-	memcpy(sb->set_uuid, set_uuid, 16);
-	sb->flags &= ~((u64)BCH_BDEV_STATE_MASK << BCH_BDEV_STATE_SHIFT);
-	sb->flags |= (u64)state << BCH_BDEV_STATE_SHIFT;
-	sb->seq++;
+	bch_origin_record(sb, set_uuid, state);
 	return bch_sb_write(&ix->origin_meta.io, sb) ?:
 	       ix->origin_meta.io.flush(ix->origin_meta.io.ctx);
 }

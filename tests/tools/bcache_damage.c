@@ -26,6 +26,7 @@ struct found {
 	struct bch_geom g;
 	bool have_jset;
 	u64 jset_sector;	/* newest valid journal entry */
+	u32 jset_ring;		/* its bucket's index in the journal */
 	u64 jset_seq;
 	u32 jset_bytes;
 	struct bch_key root;	/* as the newest entry names it */
@@ -53,7 +54,6 @@ static void on_jset(void *ctx, const struct bch_jset_disk *j, u32 ring,
 {
 	struct found *f = ctx;
 
-	(void)ring;
 	if (in_replay || (f->have_jset && le64_to_cpu(j->seq) <= f->jset_seq))
 		return;
 	f->have_jset = true;
@@ -61,6 +61,7 @@ static void on_jset(void *ctx, const struct bch_jset_disk *j, u32 ring,
 	f->jset_sector = bch_bucket_sector(&f->g, bucket) +
 			 (u64)block * f->g.block_sectors;
 	f->jset_bytes = bch_jset_bytes(j);
+	f->jset_ring = ring;
 	bch_key_decode(j->btree_root, BCH_BKEY_PAD_U64S, &f->root);
 }
 
@@ -142,6 +143,90 @@ static int edit_jset(void (*edit)(struct bch_jset_disk *j))
 		edit(j);
 		j->csum = cpu_to_le64(bch_jset_csum(j));
 		r = wr(f.jset_sector, j, bytes) ? 2 : 0;
+	}
+	free(j);
+	return r;
+}
+
+/* The newest entry's size, rounded up to whole blocks. */
+static size_t jset_blocks_bytes(size_t bytes)
+{
+	size_t block = (size_t)f.g.block_sectors * 512;
+
+	return DIV_ROUND_UP(bytes, block) * block;
+}
+
+static void jset_root_deep(struct bch_jset_disk *j)
+{
+	j->btree_level = cpu_to_le16(32);
+}
+
+/*
+ * journal-key: an extent whose pointer lies past the device in the
+ * newest entry (checksum recomputed).  The first key with a pointer gets
+ * the bad one in place (same size); an entry without keys gets such an
+ * extent appended, where its last block has room.
+ */
+static int jset_bad_key(void)
+{
+	size_t bytes = jset_blocks_bytes(f.jset_bytes);
+	u64 far = bch_bucket_sector(&f.g, f.g.kg.nbuckets + 10);
+	struct bch_jset_disk *j;
+	struct bch_key k;
+	u32 nr;
+	int r = 2;
+
+	if (need(f.have_jset, "journal entry"))
+		return 1;
+	j = calloc(1, bytes);
+	if (!j || rd(f.jset_sector, j, bytes))
+		goto out;
+	nr = le32_to_cpu(j->keys);
+	if (nr && bch_key_decode(j->d, nr, &k) && bch_key_ptrs(&k)) {
+		k.ptr[0] = bch_make_ptr(bch_ptr_dev(k.ptr[0]), far,
+					bch_ptr_gen(k.ptr[0]));
+		bch_key_encode(&k, j->d);
+	} else if (!nr && jset_blocks_bytes(f.jset_bytes +
+					    BCH_KEY_MAX_U64S * 8) == bytes) {
+		bch_key_init(&k, 0, 8, 8, true);
+		bch_key_add_ptr(&k, bch_make_ptr(0, far, 0));
+		j->keys = cpu_to_le32(bch_key_encode(&k, j->d));
+	} else {
+		r = need(false, "journal key with a pointer, or room for one");
+		goto out;
+	}
+	j->csum = cpu_to_le64(bch_jset_csum(j));
+	r = wr(f.jset_sector, j, bytes) ? 2 : 0;
+out:
+	free(j);
+	return r;
+}
+
+/*
+ * journal-entry: an entry inside the replay range fails its checksum,
+ * and it is not the newest (which would be a torn tail).  A copy of the
+ * newest entry starts the next journal bucket as seq + 1, replaying from
+ * the old newest (last_seq), which then gets a flipped pad bit.  (The
+ * next bucket, not the next block: a reader stops at the first bad entry
+ * of a bucket, as the driver's does.)
+ */
+static int jset_damage_middle(void)
+{
+	size_t bytes = jset_blocks_bytes(f.jset_bytes);
+	struct bch_jset_disk *j;
+	u64 next;
+	int r = 2;
+
+	if (need(f.have_jset, "journal entry") ||
+	    need(f.sb.keys > 1, "second journal bucket"))
+		return 1;
+	next = bch_bucket_sector(&f.g, f.sb.d[(f.jset_ring + 1) % f.sb.keys]);
+	j = calloc(1, bytes);
+	if (j && !rd(f.jset_sector, j, bytes)) {
+		j->last_seq = j->seq;
+		j->seq = cpu_to_le64(le64_to_cpu(j->seq) + 1);
+		j->csum = cpu_to_le64(bch_jset_csum(j));
+		r = wr(next, j, bytes) ? 2 : flip(f.jset_sector, 170);
 	}
 	free(j);
 	return r;
@@ -296,7 +381,8 @@ static int keys_case(const char *cls)
 
 static const char * const classes[] = {
 	"sb-bitflip", "sb-magic", "sb-csum", "truncate", "journal-csum",
-	"journal-seq", "uuid-ptr", "prio-csum", "prio-magic", "node-bitflip",
+	"journal-seq", "journal-entry", "journal-key", "root-level",
+	"uuid-ptr", "prio-csum", "prio-magic", "node-bitflip",
 	"node-magic", "node-zero", "key-range", "key-overlap", "key-order",
 	"stale-gen",
 };
@@ -327,6 +413,13 @@ static int damage(const char *cls)
 	if (!strcmp(cls, "journal-seq"))
 		return need(f.have_jset, "journal entry") ?:
 		       edit_jset(jset_seq_jump);
+	if (!strcmp(cls, "journal-entry"))
+		return jset_damage_middle();
+	if (!strcmp(cls, "journal-key"))
+		return jset_bad_key();
+	if (!strcmp(cls, "root-level"))
+		return need(f.have_jset, "journal entry") ?:
+		       edit_jset(jset_root_deep);
 	if (!strcmp(cls, "uuid-ptr"))
 		return need(f.have_jset, "journal entry") ?:
 		       edit_jset(jset_uuid_far);

@@ -26,6 +26,7 @@
 #include "journal/journal_read.h"
 #include "journal/journal_write.h"
 #include "btree/node_io.h"
+#include "format/origin.h"
 #include "devio.h"
 
 #define PROG "bcache_seed"
@@ -256,9 +257,7 @@ int main(int argc, char **argv)
 		return die(2, "writing the cache failed");
 
 	/* Attached and clean: the driver attaches to UUID slot 0. */
-	memcpy(bsb.set_uuid, csb.set_uuid, 16);
-	bsb.flags = (bsb.flags & ~(BCH_BDEV_STATE_MASK << BCH_BDEV_STATE_SHIFT)) |
-		    ((u64)BCH_BDEV_STATE_CLEAN << BCH_BDEV_STATE_SHIFT);
+	bch_origin_record(&bsb, csb.set_uuid, BCH_BDEV_STATE_CLEAN);
 	if (bch_sb_write(&backing.io, &bsb) || fsync(backing.fd) ||
 	    fsync(cache.fd))
 		return die(2, "writing the backing superblock failed");

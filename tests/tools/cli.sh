@@ -74,6 +74,7 @@ args_for() {
 	case $tool in
 	bcache_format) echo "-C|$1" ;;
 	bcache_export) echo "$1|$tmp/backing.img|$tmp/out.img" ;;
+	bcache_writeback) echo "$1|$tmp/backing.img" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -110,12 +111,15 @@ want() {
 	bcache_export:empty|bcache_export:small|bcache_export:random|bcache_export:ext4)
 		echo "1|the cache does not check clean; run bcache_check|" ;;
 	bcache_export:zero) echo "1|CACHE is blank: there is nothing to export|" ;;
+	bcache_writeback:empty|bcache_writeback:small|bcache_writeback:random|bcache_writeback:ext4)
+		echo "1|the cache does not check clean \(bcache_check lists the damage\)|" ;;
+	bcache_writeback:zero) echo "1|CACHE is blank: it holds nothing|" ;;
 	esac
 }
 
 version=$(awk '/define DMB_VERSION_(MAJOR|MINOR|PATCH)/ { v = v (v == "" ? "" : ".") $3 } END { print v }' \
 	"$top/dm-bcache/core/util/version.h")
-for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export; do
+for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export bcache_writeback; do
 	for i in "${inputs[@]}"; do
 		IFS='|' read -r rc re writes <<<"$(want "$tool" "$i")"
 		case $i in
@@ -133,7 +137,7 @@ for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export; d
 done
 
 # Short options are the long ones.
-for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export; do
+for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export bcache_writeback; do
 	run "$tool/-h" 0 "^usage: $tool" "" -- "$tool" -h
 	run "$tool/-V" 0 "^$tool \(dm-bcache\) $version\$" "" -- "$tool" -V
 done
@@ -162,6 +166,7 @@ quiet quiet/format-refused 1 bcache_format -q -C "$tmp/ext4.img"
 cp "$tmp/zero.img" "$tmp/fmt.img"
 quiet quiet/format 0 bcache_format -q -b 64k -C "$tmp/fmt.img"
 quiet quiet/export 0 bcache_export -q "$tmp/cache.img" "$tmp/backing.img" "$tmp/out.img"
+quiet quiet/writeback 0 bcache_writeback -q "$tmp/cache.img" "$tmp/backing.img"
 
 # --- numbers: unit and range in the refusal -----------------------------------------
 run num/export-sectors-text 2 "--sectors: 'abc' is not a number of sectors from 1 to" "" -- \
@@ -170,6 +175,12 @@ run num/export-sectors-zero 2 "--sectors: '0' is not a number of sectors" "" -- 
 	bcache_export --sectors 0 "$tmp/cache.img" "$tmp/backing.img" "$tmp/out.img"
 run num/export-sectors-big 2 "--sectors 999999999: BACKING's data area holds only 131056" "" -- \
 	bcache_export --sectors 999999999 "$tmp/cache.img" "$tmp/backing.img" "$tmp/out.img"
+run num/writeback-retries 2 "--retries: '101' is not a number of tries from 0 to 100" "" -- \
+	bcache_writeback --retries 101 "$tmp/cache.img" "$tmp/backing.img"
+run num/writeback-stop-after 2 "--stop-after: '0' is not a number of sectors from 1 to" "" -- \
+	bcache_writeback --stop-after 0 "$tmp/cache.img" "$tmp/backing.img"
+run num/writeback-layout 2 "--origin-layout: 'lvm' is not one of auto, raw, backing" "" -- \
+	bcache_writeback --origin-layout lvm "$tmp/cache.img" "$tmp/backing.img"
 run num/format-bucket-small 2 "--bucket: '2k' is not a size in bytes that is a power of two from 4k to 16M" "" -- \
 	bcache_format -b 2k -C "$tmp/zero.img"
 run num/format-bucket-big 2 "--bucket: '32M' is not a size .* from 4k to 16M" "" -- \
@@ -245,6 +256,19 @@ head -c 1M /dev/urandom >"$tmp/keep.img"
 run export/refused-keeps-output 1 "BACKING has no slot in the cache's UUID table" "" -- \
 	bcache_export "$tmp/c3.img" "$tmp/b3.img" "$tmp/keep.img"
 run export/operands 2 "missing operands: CACHE BACKING OUTPUT" "" -- bcache_export "$tmp/cache.img" "$tmp/backing.img"
+
+# --- writeback: a seeded clean pair, operands as options, the wrong origin --------------
+run writeback/clean 0 ": 0 dirty sectors in 0 pieces \(slot 0, backing origin\)" "" -- \
+	bcache_writeback "$tmp/cache.img" "$tmp/backing.img"
+run writeback/options 0 ": 0 dirty sectors" "" -- \
+	bcache_writeback --cache-device "$tmp/cache.img" --origin-device "$tmp/backing.img"
+run writeback/operands 2 "missing operands: CACHE ORIGIN" "" -- bcache_writeback "$tmp/cache.img"
+run writeback/same 2 "CACHE and ORIGIN are the same device" "" -- \
+	bcache_writeback "$tmp/cache.img" "$tmp/cache.img"
+run writeback/other-set 1 "does not record this cache set" "" -- \
+	bcache_writeback "$tmp/cache.img" "$tmp/b3.img"
+run writeback/raw-no-slot 0 "the cache holds nothing for it" "" -- \
+	bcache_writeback --origin-layout raw "$tmp/cache.img" "$tmp/zero.img"
 
 # --- JSON for any label bytes -------------------------------------------------------
 cp "$tmp/zero.img" "$tmp/label.img"

@@ -90,3 +90,43 @@ UNIT_TEST(origin_cache_or_damaged_refused)
 	CHECK_STR(decide(&d, BCH_ORIGIN_BACKING, &layout, &off),
 		  "Origin has an invalid bcache superblock (origin_layout raw overrides)");
 }
+
+/*
+ * The attachment record: the state and set a backing superblock names,
+ * written as the driver writes it, read back by the rule that decides
+ * whether the cache's copy is current; and the raw origin's UUID, the
+ * same for the same set and different from the set's own.
+ */
+UNIT_TEST(origin_attachment_record)
+{
+	u8 set_a[16], set_b[16], none[16] = { 0 }, raw1[16], raw2[16];
+	struct bch_sb sb;
+	u64 seq;
+
+	memset(&sb, 0, sizeof(sb));
+	memset(set_a, 0xa5, sizeof(set_a));
+	memset(set_b, 0x5a, sizeof(set_b));
+	sb.flags = 1;			/* other flag bits survive */
+	seq = sb.seq;
+	CHECK(!bch_origin_attached(&sb, set_a));
+	bch_origin_record(&sb, set_a, BCH_BDEV_STATE_CLEAN);
+	CHECK(bch_sb_bdev_state(&sb) == BCH_BDEV_STATE_CLEAN);
+	CHECK(sb.seq == seq + 1 && (sb.flags & 1));
+	CHECK(bch_origin_attached(&sb, set_a));
+	CHECK(!bch_origin_attached(&sb, set_b));
+	bch_origin_record(&sb, set_a, BCH_BDEV_STATE_DIRTY);
+	CHECK(bch_sb_bdev_state(&sb) == BCH_BDEV_STATE_DIRTY);
+	CHECK(bch_origin_attached(&sb, set_a));
+	bch_origin_record(&sb, set_a, BCH_BDEV_STATE_STALE);
+	CHECK(!bch_origin_attached(&sb, set_a));
+	bch_origin_record(&sb, none, BCH_BDEV_STATE_NONE);
+	CHECK(!bch_origin_attached(&sb, set_a) && !bch_origin_attached(&sb, none));
+	CHECK(sb.seq == seq + 4 && (sb.flags & 1));
+
+	bch_origin_raw_uuid(set_a, raw1);
+	bch_origin_raw_uuid(set_a, raw2);
+	CHECK(!memcmp(raw1, raw2, 16));
+	CHECK(memcmp(raw1, set_a, 16));
+	bch_origin_raw_uuid(set_b, raw2);
+	CHECK(memcmp(raw1, raw2, 16));
+}

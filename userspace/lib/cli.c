@@ -166,3 +166,19 @@ int bch_cli_size(const char *opt, const char *arg, u64 min_bytes,
 	*sectors = v / 512;
 	return 0;
 }
+
+int bch_cli_choice(const char *opt, const char *arg,
+		   const char *const *names, unsigned int n)
+{
+	char list[256] = "";
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	for (i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s%s", i ? ", " : "", names[i]);
+	bch_err("%s: '%s' is not one of %s", opt, arg, list);
+	return -1;
+}

@@ -73,6 +73,13 @@ int bch_cli_number(const char *opt, const char *arg, u64 min, u64 max,
 		   const char *unit, u64 *out);
 
 /*
+ * A word for option @opt that is one of @names[0..@n): its index, or -1
+ * after saying why ("--layout: 'x' is not one of auto, raw, backing").
+ */
+int bch_cli_choice(const char *opt, const char *arg,
+		   const char *const *names, unsigned int n);
+
+/*
  * A size in bytes with an optional k/M/G suffix that is a power of two in
  * [@min_bytes, @max_bytes]; stored in sectors.  0, or -1 after saying why.
  */

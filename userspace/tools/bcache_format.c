@@ -344,13 +344,10 @@ int main(int argc, char **argv)
 			j.p.discard = true;
 			break;
 		case OPT_POLICY:
-			for (i = 0; i < 3 && strcmp(optarg, policies[i]); i++)
-				;
-			if (i == 3) {
-				bch_err("--cache_replacement_policy: '%s' is not one of lru, fifo, random",
-					optarg);
+			i = bch_cli_choice("--cache_replacement_policy", optarg,
+					   policies, 3);
+			if (i < 0)
 				r = BCH_EXIT_USAGE;
-			}
 			j.p.policy = i;
 			break;
 		case OPT_WIPE:

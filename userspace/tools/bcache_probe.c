@@ -43,7 +43,8 @@ int main(int argc, char **argv)
 	enum bch_origin_request req = BCH_ORIGIN_AUTO;
 	struct bch_origin_info info;
 	enum bch_origin_layout layout;
-	unsigned int flags = 0, i;
+	unsigned int flags = 0;
+	int i;
 	struct bch_cli cli;
 	struct bch_dev d;
 	const char *err;
@@ -58,14 +59,11 @@ int main(int argc, char **argv)
 				NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			for (i = 0; i < BCH_NR_ORIGIN_REQUESTS; i++)
-				if (!strcmp(optarg, bch_origin_request_names[i]))
-					break;
-			if (i == BCH_NR_ORIGIN_REQUESTS) {
-				bch_err("--layout: '%s' is not one of auto, raw, backing",
-					optarg);
+			i = bch_cli_choice("--layout", optarg,
+					   bch_origin_request_names,
+					   BCH_NR_ORIGIN_REQUESTS);
+			if (i < 0)
 				return BCH_EXIT_USAGE;
-			}
 			req = i;
 			break;
 		case OPT_FORCE:

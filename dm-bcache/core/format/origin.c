@@ -76,3 +76,25 @@ const char *bch_origin_choose(enum bch_origin_request req,
 		return "Origin has an invalid bcache superblock (origin_layout raw overrides)";
 	}
 }
+
+void bch_origin_raw_uuid(const u8 set_uuid[16], u8 uuid[16])
+{
+	memcpy(uuid, set_uuid, 16);
+	uuid[15] ^= 0xdb;
+}
+
+bool bch_origin_attached(const struct bch_sb *sb, const u8 set_uuid[16])
+{
+	return (bch_sb_bdev_state(sb) == BCH_BDEV_STATE_CLEAN ||
+		bch_sb_bdev_state(sb) == BCH_BDEV_STATE_DIRTY) &&
+	       !memcmp(sb->set_uuid, set_uuid, 16);
+}
+
+void bch_origin_record(struct bch_sb *sb, const u8 set_uuid[16],
+		       enum bch_bdev_state state)
+{
+	memcpy(sb->set_uuid, set_uuid, 16);
+	sb->flags &= ~((u64)BCH_BDEV_STATE_MASK << BCH_BDEV_STATE_SHIFT);
+	sb->flags |= (u64)state << BCH_BDEV_STATE_SHIFT;
+	sb->seq++;
+}

@@ -74,4 +74,32 @@ const char *bch_origin_choose(enum bch_origin_request req,
 
 const char *bch_origin_layout_name(enum bch_origin_layout layout);
 
+/*
+ * The UUID a raw origin's data is recorded under in the cache's UUID
+ * table, derived from the cache set's UUID (a cache serves one raw
+ * origin, so it is the same at every construction), and the label its
+ * slot gets.  A backing origin uses its superblock's UUID instead.
+ */
+#define BCH_RAW_ORIGIN_LABEL	"dm-bcache raw origin"
+void bch_origin_raw_uuid(const u8 set_uuid[16], u8 uuid[16]);
+
+/*
+ * Is what the cache set @set_uuid holds for the backing origin whose
+ * superblock is @sb current?  Only if the superblock records the
+ * attachment (that set's UUID, state clean or dirty); otherwise the
+ * origin was used without this cache since, and the cache's copy is
+ * stale.  A raw origin keeps no record: callers take the cache to be
+ * its own.
+ */
+bool bch_origin_attached(const struct bch_sb *sb, const u8 set_uuid[16]);
+
+/*
+ * Record in backing superblock @sb (decoded; the caller writes it with
+ * bch_sb_write()) that it belongs to set @set_uuid in @state, as the
+ * mainline driver records attach (clean), dirty data (dirty), write-back
+ * done (clean) and detach (no set, none).
+ */
+void bch_origin_record(struct bch_sb *sb, const u8 set_uuid[16],
+		       enum bch_bdev_state state);
+
 #endif
