@@ -38,6 +38,8 @@ struct found {
 	u32 leaf_written, leaf_blocks;
 	u64 leaf_seq;
 	bool in_leaf;
+	bool have_jgen;
+	u8 jgen;		/* the first journal bucket's gen */
 };
 
 static void on_sb(void *ctx, const struct bch_sb *sb)
@@ -69,9 +71,13 @@ static void on_prio(void *ctx, u64 bucket, u64 first, u32 count,
 		    const struct bch_prio_set_disk *p)
 {
 	struct found *f = ctx;
+	struct bch_prio_entry e;
 
-	(void)count;
-	(void)p;
+	if (f->sb.keys && f->sb.d[0] >= first && f->sb.d[0] < first + count) {
+		bch_prio_get(p, f->sb.d[0] - first, &e);
+		f->have_jgen = true;
+		f->jgen = e.gen;
+	}
 	if (f->nr_prio < ARRAY_SIZE(f->prio_bucket)) {
 		f->prio_bucket[f->nr_prio] = bucket;
 		f->prio_first[f->nr_prio++] = first;
@@ -365,6 +371,15 @@ static int keys_case(const char *cls)
 	u64 last = f.g.kg.nbuckets - 1;
 	struct bch_key k[2];
 
+	if (!strcmp(cls, "key-journal-bucket")) {
+		/* Live data in the first journal bucket: its gen, not stale. */
+		if (need(f.have_jgen, "gen for the first journal bucket"))
+			return 1;
+		bch_key_init(&k[0], 0, 8, 8, false);
+		bch_key_add_ptr(&k[0], bch_make_ptr(0, bch_bucket_sector(&f.g,
+						f.sb.d[0]), f.jgen));
+		return append_keys(k, 1);
+	}
 	if (!strcmp(cls, "key-range")) {
 		extent(&k[0], 8, 8, f.g.kg.nbuckets + 10, 0);
 		return append_keys(k, 1);
@@ -384,6 +399,7 @@ static const char * const classes[] = {
 	"journal-seq", "journal-entry", "journal-key", "root-level",
 	"uuid-ptr", "prio-csum", "prio-magic", "node-bitflip",
 	"node-magic", "node-zero", "key-range", "key-overlap", "key-order",
+	"key-journal-bucket",
 	"stale-gen",
 };
 
