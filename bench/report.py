@@ -162,8 +162,15 @@ def main():
     lines += ["", "ratios (medians; target in brackets):"]
 
     def ratio(name, a, b, target=None, lower_better=False):
-        if a is None or b is None or not b:
+        if a is None or b is None:
             lines.append("  %-44s    n/a" % name)
+            return
+        # Every figure compared is a rate, a time or an amount: one at or
+        # below zero is a broken measurement, and fails its target.
+        if a <= 0 or b <= 0:
+            lines.append("  %-44s invalid (%g / %g: a measurement at or below "
+                         "zero)%s" % (name, a, b,
+                                      " [NOT met]" if target is not None else ""))
             return
         x = a / b
         met = ""

@@ -65,7 +65,7 @@ N_CLASSES=$(grep -cEv '^(#|$)' tests/vm/damage-classes.txt)
 N_TOOLS=$((192 + 6 * N_CLASSES))
 N_CLI=144
 N_DOCS=$((4 + $(find docs/man -name '*.[78]' | wc -l)))
-N_BENCH_REPORT=15
+N_BENCH_REPORT=16
 N_IMAGES=$((3 + 3 * N_CLASSES))
 N_MUTATIONS=$(find tests/mutations -name '*.patch' | wc -l)
 
