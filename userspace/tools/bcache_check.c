@@ -37,6 +37,7 @@ static void usage(FILE *f)
 "      --skip-prios         do not read the prio/gen chain (no stale checks)\n"
 "      --skip-uuids         do not read the UUID table\n"
 "      --skip-btree         do not walk the btree\n"
+"      --skip-mappings      the same (thin-provisioning-tools' name)\n"
 "      --force              check a device in use (held by a table,\n"
 "                           mounted): what is read may be inconsistent\n"
 BCH_CLI_COMMON_HELP
@@ -116,6 +117,7 @@ int main(int argc, char **argv)
 		{ "skip-prios", no_argument, NULL, OPT_SKIP_P },
 		{ "skip-uuids", no_argument, NULL, OPT_SKIP_U },
 		{ "skip-btree", no_argument, NULL, OPT_SKIP_B },
+		{ "skip-mappings", no_argument, NULL, OPT_SKIP_B },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "clear-needs-check-flag", no_argument, NULL, OPT_CLEAR },
 		BCH_CLI_COMMON_OPTS
