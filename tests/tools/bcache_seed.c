@@ -3,7 +3,7 @@
  * bcache_seed: populate a freshly formatted cache offline with our own
  * writers, for the mainline cross-test ("our writer -> the driver").
  *
- *   bcache_seed [--journal] CACHE BACKING DATA-FILE MIB
+ *   bcache_seed [--journal] [--dirty] CACHE BACKING DATA-FILE MIB
  *
  * Copies MIB MiB from DATA-FILE into data buckets of CACHE, indexes them
  * as clean extents of the backing device's data area (inode 0, starting
@@ -14,7 +14,9 @@
  * hold that data, reading it back through /dev/bcacheN proves the index
  * was used.  With --journal the extents go into journal entries written
  * by core/journal/journal_write.c instead, and the root stays empty: the driver
- * must replay them.  Exit codes: 0 done, 1 refused, 2 error.
+ * must replay them.  With --dirty the extents are dirty and BACKING is
+ * marked dirty: write-back data only the cache holds (bcache_writeback's
+ * host test).  Exit codes: 0 done, 1 refused, 2 error.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -35,6 +37,7 @@ static struct bch_dev cache, backing;
 static struct bch_sb csb, bsb;
 static struct bch_geom g;
 static u64 next_node_bucket, next_data_bucket;
+static bool dirty;
 
 static int die(int code, const char *msg)
 {
@@ -108,7 +111,7 @@ static int fill(struct bch_btree *t, FILE *data, u64 mib)
 			u32 len = min_t(u32, 8, n - at);
 			struct bch_key k;
 
-			bch_key_init(&k, 0, sector + at + len, len, false);
+			bch_key_init(&k, 0, sector + at + len, len, dirty);
 			bch_key_add_ptr(&k, bch_make_ptr(0,
 					bch_bucket_sector(&g, b) + at, 0));
 			r = bch_btree_insert(t, &k);
@@ -206,7 +209,7 @@ static int journal_keys(struct bch_btree *t, struct bch_jscan *s)
 
 int main(int argc, char **argv)
 {
-	bool journal = argc > 1 && !strcmp(argv[1], "--journal");
+	bool journal = false;
 	struct bch_check_opts o = { 0 };
 	struct bch_check_result res;
 	struct bch_sb_disk *d;
@@ -215,12 +218,16 @@ int main(int argc, char **argv)
 	FILE *data;
 	const char *err;
 
-	if (journal) {
-		argc--;
-		argv++;
+	for (; argc > 1 && !strncmp(argv[1], "--", 2); argc--, argv++) {
+		if (!strcmp(argv[1], "--journal"))
+			journal = true;
+		else if (!strcmp(argv[1], "--dirty"))
+			dirty = true;
+		else
+			break;
 	}
 	if (argc != 5)
-		return die(2, "usage: " PROG " [--journal] CACHE BACKING DATA-FILE MIB");
+		return die(2, "usage: " PROG " [--journal] [--dirty] CACHE BACKING DATA-FILE MIB");
 	bch_crc64_init();
 	if (bch_dev_open(&cache, argv[1], BCH_OPEN_WRITE) ||
 	    bch_dev_open(&backing, argv[2], BCH_OPEN_WRITE))
@@ -256,8 +263,9 @@ int main(int argc, char **argv)
 	     write_tree(t.root) || write_entry(&s, &t)))
 		return die(2, "writing the cache failed");
 
-	/* Attached and clean: the driver attaches to UUID slot 0. */
-	bch_origin_record(&bsb, csb.set_uuid, BCH_BDEV_STATE_CLEAN);
+	/* Attached: the driver attaches to UUID slot 0. */
+	bch_origin_record(&bsb, csb.set_uuid, dirty ? BCH_BDEV_STATE_DIRTY :
+			  BCH_BDEV_STATE_CLEAN);
 	if (bch_sb_write(&backing.io, &bsb) || fsync(backing.fd) ||
 	    fsync(cache.fd))
 		return die(2, "writing the backing superblock failed");

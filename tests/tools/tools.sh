@@ -168,6 +168,34 @@ run seed/journal-check 0 'replay 1-[0-9]+ with 4096 keys' bcache_check "$tmp/see
 run export/journal 0 'exported' bcache_export --sectors 32768 "$tmp/seed-c.img" "$tmp/seed-b.img" "$tmp/export-j.out"
 if cmp -s "$tmp/export-j.out" "$tmp/seed.data"; then pass export/journal-data; else failc export/journal-data "differs from the seeded data"; fi
 
+# --- bcache_writeback: dirty extents, in the tree and in the journal, to the
+# backing device's data area; the cache then clean and the superblock too.
+for how in tree journal; do
+	wc=$tmp/wb-c.img wb=$tmp/wb-b.img
+	rm -f "$wc" "$wb"
+	truncate -s 256M "$wc"
+	truncate -s 64M "$wb"
+	"$bin/bcache_format" -q -b 128k -w 512 -C "$wc" -B "$wb"
+	seed=(--dirty)
+	[ $how = journal ] && seed+=(--journal)
+	"$bin/bcache_seed" "${seed[@]}" "$wc" "$wb" "$tmp/seed.data" 4 >/dev/null
+	run "writeback/$how/list" 0 ': 8192 dirty sectors in [0-9]+ pieces \(slot 0, backing origin\)' \
+		bcache_writeback --list "$wc" "$wb"
+	run "writeback/$how/no-update" 0 '8192 sectors copied to .*\(the cache left as it was\)' \
+		bcache_writeback -n "$wc" "$wb"
+	run "writeback/$how/still-dirty" 0 ': 8192 dirty sectors' bcache_writeback --list "$wc" "$wb"
+	dd if=/dev/zero of="$wb" bs=512 seek=16 count=8192 conv=notrunc status=none
+	run "writeback/$how/copy" 0 'superblock marked clean' bcache_writeback "$wc" "$wb"
+	if cmp -s -i $((16 * 512)):0 -n $((4 << 20)) "$wb" "$tmp/seed.data"; then
+		pass "writeback/$how/data"
+	else
+		failc "writeback/$how/data" "the data area differs from the seeded data"
+	fi
+	run "writeback/$how/state" 0 'cache_state[[:space:]]+1 \[clean\]' /usr/sbin/bcache-super-show "$wb"
+	run "writeback/$how/check" 0 ' 0 damage findings' bcache_check "$wc"
+	run "writeback/$how/again" 0 ': 0 dirty sectors' bcache_writeback "$wc" "$wb"
+done
+
 # --- needs_check: the flag a failed table leaves -------------------------------
 # The checker notes it; --clear-needs-check-flag clears it only on a
 # cache that checks clean, and only with a whole check of a device not

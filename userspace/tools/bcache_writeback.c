@@ -169,9 +169,13 @@ static int survey(const struct bch_key *k)
 	st.pieces++;
 	st.sectors += bch_key_size(k);
 	st.end = max_t(u64, st.end, bch_key_offset(k));
-	if (opt.list)
-		bch_out("%llu %u %llu\n", bch_key_start(k), bch_key_size(k),
-			bch_ptr_offset(k->ptr[0]));
+	return 0;
+}
+
+static int list_piece(const struct bch_key *k)
+{
+	bch_out("%llu %u %llu\n", bch_key_start(k), bch_key_size(k),
+		bch_ptr_offset(k->ptr[0]));
 	return 0;
 }
 
@@ -537,9 +541,11 @@ int main(int argc, char **argv)
 	bch_out("%s: %llu dirty sectors in %llu pieces (slot %d, %s origin)\n",
 		cache.path, st.sectors, st.pieces, slot,
 		bch_origin_layout_name(layout));
-	if (!opt.list && st.sectors)
+	if (opt.list)
+		r = walk_dirty(list_piece);
+	else if (st.sectors)
 		r = copy_all();
-	else if (!opt.list && !opt.no_update)
+	else if (!opt.no_update)
 		r = origin_clean();
 	bch_set_close(&set);
 	if (r) {
