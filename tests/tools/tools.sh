@@ -185,6 +185,10 @@ for how in tree journal; do
 		bcache_writeback -n "$wc" "$wb"
 	run "writeback/$how/still-dirty" 0 ': 8192 dirty sectors' bcache_writeback --list "$wc" "$wb"
 	dd if=/dev/zero of="$wb" bs=512 seek=16 count=8192 conv=notrunc status=none
+	# In stages: the superblock stays dirty until nothing dirty is left.
+	run "writeback/$how/stage" 0 'sectors copied .*--stop-after: the rest stays dirty' \
+		bcache_writeback --stop-after 2048 "$wc" "$wb"
+	run "writeback/$how/stage-state" 0 'cache_state[[:space:]]+2 \[dirty\]' /usr/sbin/bcache-super-show "$wb"
 	run "writeback/$how/copy" 0 'superblock marked clean' bcache_writeback "$wc" "$wb"
 	if cmp -s -i $((16 * 512)):0 -n $((4 << 20)) "$wb" "$tmp/seed.data"; then
 		pass "writeback/$how/data"

@@ -20,8 +20,9 @@
  * A cache read that fails is tried again; a piece that still fails is
  * narrowed to the logical blocks that cannot be read, those are left
  * dirty in the cache, and their origin sectors are listed at the end.
- * An origin write that fails stops the run (exit 2): the batches
- * flushed before it are marked clean, the rest stays dirty.
+ * An origin write or flush that fails stops the run (exit 2): what was
+ * copied before it is marked clean if the origin still flushes, the
+ * rest stays dirty.
  *
  * The cache must check clean (bcache_check; a torn journal tail is
  * tolerated): a damaged index could name the wrong data.  Nothing is
@@ -55,6 +56,7 @@ static struct bch_set set;
 static struct bch_sb osb;		/* a backing origin's superblock */
 static enum bch_origin_layout layout;
 static int slot;
+static u64 data_offset;			/* where the origin's data starts */
 
 static struct {
 	bool list, no_update;
@@ -65,7 +67,7 @@ static struct {
 
 /* What the survey found, then what the copy did. */
 static struct {
-	u64 pieces, sectors, end;
+	u64 pieces, sectors, start, end;
 	u64 copied, lost, lost_ranges;
 	u64 lost_start, lost_len;	/* the range being merged */
 	u64 next_report;
@@ -112,7 +114,6 @@ static int choose_origin(const struct bch_sb *csb, u8 uuid[16])
 	struct bch_sb_disk *d = calloc(1, BCH_SB_BYTES);
 	struct bch_origin_info info;
 	const char *err;
-	u64 data_offset;
 
 	if (!d || bch_sb_read(&origin.io, d)) {
 		free(d);
@@ -166,9 +167,19 @@ static int walk_dirty(int (*fn)(const struct bch_key *k))
 
 static int survey(const struct bch_key *k)
 {
+	st.start = st.pieces ? min_t(u64, st.start, bch_key_start(k)) :
+		   bch_key_start(k);
 	st.pieces++;
 	st.sectors += bch_key_size(k);
 	st.end = max_t(u64, st.end, bch_key_offset(k));
+	return 0;
+}
+
+static u64 left;
+
+static int count_left(const struct bch_key *k)
+{
+	left += bch_key_size(k);
 	return 0;
 }
 
@@ -214,11 +225,21 @@ static int read_cache(u64 sector, void *buf, u64 sectors)
 	size_t len = sectors * 512;
 	unsigned int i;
 
-	for (i = 0; i <= opt.retries; i++)
-		if (data_fd >= 0 ?
-		    pread(data_fd, buf, len, (off_t)(sector * 512)) == (ssize_t)len :
-		    !cache.io.read(cache.io.ctx, sector, buf, len))
+	for (i = 0; i <= opt.retries; i++) {
+		if (data_fd < 0) {
+			if (!cache.io.read(cache.io.ctx, sector, buf, len))
+				return 0;
+			continue;
+		}
+		if (pread(data_fd, buf, len, (off_t)(sector * 512)) == (ssize_t)len)
 			return 0;
+		/* Alignment O_DIRECT will not take: the buffered reads. */
+		if (errno == EINVAL) {
+			close(data_fd);
+			data_fd = -1;
+			return read_cache(sector, buf, sectors);
+		}
+	}
 	return -EIO;
 }
 
@@ -360,15 +381,17 @@ static int copy_piece(const struct bch_key *k)
 static int open_devices(const char *cpath, const char *opath)
 {
 	unsigned int cflags = opt.list || opt.no_update ? 0 : BCH_OPEN_WRITE;
+	struct stat st;
 	int r;
 
 	r = bch_dev_open(&cache, cpath, cflags);
+	/* Before the second open, which the first's O_EXCL would refuse. */
+	if (!r && !stat(opath, &st) && bch_same_file(&cache.st, &st)) {
+		bch_err("CACHE and ORIGIN are the same device");
+		return BCH_EXIT_USAGE;
+	}
 	if (!r)
 		r = bch_dev_open(&origin, opath, opt.list ? 0 : BCH_OPEN_WRITE);
-	if (!r && bch_same_file(&cache.st, &origin.st)) {
-		bch_err("CACHE and ORIGIN are the same device");
-		r = BCH_EXIT_USAGE;
-	}
 	return r;
 }
 
@@ -403,6 +426,7 @@ static int open_set(void)
 	if (slot < 0) {
 		bch_err("%s: cannot read the UUID table: %s", cache.path,
 			strerror(-slot));
+		bch_set_close(&set);
 		return BCH_EXIT_USAGE;
 	}
 	return 0;
@@ -441,8 +465,13 @@ static int copy_all(void)
 	lost_flush();
 	if (!r && !opt.no_update)
 		r = bch_set_commit(&set);
-	if (!r && !opt.no_update && !st.lost)
-		r = origin_clean();
+	/* Clean only when a walk finds nothing dirty: --stop-after, losses. */
+	if (!r && !opt.no_update) {
+		left = 0;
+		walk_dirty(count_left);
+		if (!left)
+			r = origin_clean();
+	}
 	if (data_fd >= 0)
 		close(data_fd);
 	free(buf);
@@ -528,13 +557,16 @@ int main(int argc, char **argv)
 		return r;
 	if (slot < 0) {
 		bch_out("%s: the cache holds nothing for it\n", origin.path);
+		r = opt.list || opt.no_update ? 0 : origin_clean();
 		bch_set_close(&set);
-		return 0;
+		return r ? BCH_EXIT_USAGE : 0;
 	}
 	r = walk_dirty(survey);
-	if (!r && st.end > origin.sectors) {
-		bch_err("%s: holds %llu sectors, but the cache has dirty data up to sector %llu: the wrong origin?",
-			origin.path, origin.sectors, st.end);
+	if (!r && st.pieces &&
+	    (st.end > origin.sectors || st.start < data_offset)) {
+		bch_err("%s: its data is sectors %llu-%llu, but the cache has dirty data in %llu-%llu: the wrong origin?",
+			origin.path, data_offset, origin.sectors - 1, st.start,
+			st.end - 1);
 		bch_set_close(&set);
 		return BCH_EXIT_REFUSED;
 	}
@@ -549,8 +581,9 @@ int main(int argc, char **argv)
 		r = origin_clean();
 	bch_set_close(&set);
 	if (r) {
-		bch_err("write-back stopped: %s (the batches flushed before are marked clean)",
-			strerror(-r));
+		bch_err("write-back stopped: %s%s", strerror(-r),
+			opt.no_update ? "" :
+			" (what the origin flushed before is marked clean)");
 		return BCH_EXIT_USAGE;
 	}
 	if (opt.list)
