@@ -174,12 +174,13 @@ for k in "${kernels[@]}"; do
 	# In the listed order on 6.1 and reversed on 6.12: a test that leans
 	# on what another left behind fails on one of them.
 	order=("${VM_TESTS[@]}")
-	# wb-sustained, a throughput guard (80 s), and lvm-testsuite, lvm2's
+	# wb-sustained, a throughput guard (80 s), lvm-testsuite, lvm2's
 	# own tests (3 min; lvm's side does not change with the kernel, and
-	# lvm-bcache runs on both) run on 6.1 alone: the hour's budget; make
-	# bench measures write-back on both kernels.
+	# lvm-bcache runs on both) and tool-writeback (an offline tool; the
+	# kernel only writes its input) run on 6.1 alone: the hour's budget;
+	# make bench measures write-back on both kernels.
 	[ "$k" = "$KVER_61" ] || mapfile -t order < <(printf '%s\n' "${VM_TESTS[@]}" |
-		grep -vx -e wb-sustained -e lvm-testsuite | tac)
+		grep -vx -e wb-sustained -e lvm-testsuite -e tool-writeback | tac)
 	# The main suite builds the module, tools and initramfs for $k; the
 	# other boots of this kernel reuse them.
 	rm -f "build/vm/$k/initrd.cpio"

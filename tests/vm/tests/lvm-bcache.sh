@@ -13,7 +13,9 @@
 # nothing); activation runs bcache_check and refuses a cache whose
 # superblock is damaged, naming bcache_repair; a cache the target failed
 # (its volume's I/O failing) is split off only with --force, and lvm
-# says how much is lost.
+# says how much is lost; so is the cache of an inactive LV that cannot
+# be activated (its superblock damaged), lvm naming bcache_writeback,
+# which then copies the dirty data from the detached volume to the LV.
 . /tests/lib.sh
 . /tests/lib-lvm.sh
 make_vg
@@ -101,24 +103,34 @@ expect_eq "lvs after an inactive lvchange" "$(lvs --noheadings -o cache_mode,cac
 	"writeback sequential_cutoff=0,writeback_delay=3600,congested_read_threshold_us=0,congested_write_threshold_us=0"
 [ -e /dev/mapper/vg-main ] && fail "the inactive lvchange left vg/main active"
 
+# damage_sb: flip a byte of the cache volume's superblock (4 KiB in, on
+# its PV, checksummed), keeping the byte in /tmp/sb-byte; undamage_sb
+# puts it back.
+damage_sb() {
+	local pv pe start extent byte
+	read -r pv pe <<<"$(lvs --noheadings -a -o devices vg/fast_cvol | sed 's/[()]/ /g')"
+	start=$(pvs --noheadings --units s --nosuffix -o pe_start "$pv" | xargs)
+	extent=$(vgs --noheadings --units s --nosuffix -o vg_extent_size vg | xargs)
+	sb_pv=$pv sb=$(((start + pe * extent + 8) * 512 + 80))
+	dd if="$pv" of=/tmp/sb-byte bs=1 skip=$sb count=1 status=none
+	byte=$(od -An -tu1 /tmp/sb-byte | xargs)
+	# shellcheck disable=SC2059
+	printf "\\$(printf '%03o' $((byte ^ 255)))" | dd of="$pv" bs=1 seek=$sb count=1 conv=notrunc status=none
+	cmp -s /tmp/sb-byte <(dd if="$pv" bs=1 skip=$sb count=1 status=none) && fail "the superblock byte did not change"
+	sync
+}
+undamage_sb() {
+	dd if=/tmp/sb-byte of="$sb_pv" bs=1 seek=$sb count=1 conv=notrunc status=none
+	sync
+}
+
 log "activation runs bcache_check; a damaged cache is refused, naming bcache_repair"
-# The cache volume's superblock (4 KiB in) on its PV, checksummed.
-read -r pv pe <<<"$(lvs --noheadings -a -o devices vg/fast_cvol | sed 's/[()]/ /g')"
-start=$(pvs --noheadings --units s --nosuffix -o pe_start "$pv" | xargs)
-extent=$(vgs --noheadings --units s --nosuffix -o vg_extent_size vg | xargs)
-sb=$(((start + pe * extent + 8) * 512 + 80))
-dd if="$pv" of=/tmp/sb-byte bs=1 skip=$sb count=1 status=none
-byte=$(od -An -tu1 /tmp/sb-byte | xargs)
-# shellcheck disable=SC2059
-printf "\\$(printf '%03o' $((byte ^ 255)))" | dd of="$pv" bs=1 seek=$sb count=1 conv=notrunc status=none
-cmp -s /tmp/sb-byte <(dd if="$pv" bs=1 skip=$sb count=1 status=none) && fail "the superblock byte did not change"
-sync
+damage_sb
 lvchange -ay vg/main 2>/tmp/err && fail "a cache with a damaged superblock was activated"
 grep -q "bcache_repair" /tmp/err || fail "the refusal names no bcache_repair: $(cat /tmp/err)"
 log "lvm said: $(grep bcache_repair /tmp/err)"
 dmsetup ls | grep -q '^vg-' && fail "a refused activation left devices: $(dmsetup ls)"
-dd if=/tmp/sb-byte of="$pv" bs=1 seek=$sb count=1 conv=notrunc status=none
-sync
+undamage_sb
 lvchange -ay -vvvv vg/main 2>/tmp/err || fail "activation after the repair: $(grep -i error /tmp/err)"
 grep -q "Running check command on /dev/mapper/vg-fast_cvol" /tmp/err ||
 	fail "no bcache_check ran on activation"
@@ -199,6 +211,37 @@ grep -q "dirty sectors only the cache held are lost" /tmp/out || fail "--force s
 expect_eq "LVs after the forced split" "$(segtypes)" "fast:linear main:linear "
 lvchange -q -ay vg/main
 same_lv 40 "data written back before the cache failed was lost"
+lvremove -q -y vg/fast
+
+log "an inactive LV whose cache cannot be activated: split refused, then forced"
+put 48 8	# on the origin before the cache comes
+dd if=/dev/zero of=/dev/mapper/vg-main bs=1M seek=56 count=4 oflag=direct status=none
+lvcreate -q -y -n fast -L 128M -an -Zn vg $CACHE_DEV
+attach
+put_dirty 56 4	# only the cache holds this
+lvchange -an vg/main
+damage_sb
+lvconvert --splitcache vg/main 2>/tmp/err && fail "a cache that cannot be activated was split off without --force"
+grep -q "could not be activated" /tmp/err || fail "the refusal: $(cat /tmp/err)"
+expect_eq "LVs after the refused split" "$(segtypes)" "[fast_cvol]:linear main:bcache [main_bcorig]:linear "
+dmsetup ls | grep -q '^vg-' && fail "the refused split left devices: $(dmsetup ls)"
+lvconvert --splitcache --force vg/main 2>&1 | tee /tmp/out
+grep -q "without write-back: it could not be activated" /tmp/out || fail "--force said: $(cat /tmp/out)"
+grep -q "bcache_writeback" /tmp/out || fail "--force named no way to recover: $(cat /tmp/out)"
+expect_eq "LVs after the forced split" "$(segtypes)" "fast:linear main:linear "
+lvchange -q -ay vg/main
+same_direct /dev/mapper/vg-main $((48 * 2048)) $DATA_DEV $((48 * 2048)) $((8 * 2048)) ||
+	fail "data the origin held before the cache came was lost"
+same_direct /dev/mapper/vg-main $((56 * 2048)) $DATA_DEV $((56 * 2048)) $((4 * 2048)) &&
+	fail "the dirty data reached the origin, yet the split said it was lost"
+# The detached volume kept it: once sound again, bcache_writeback copies
+# it to the LV, as lvm's warning says.
+undamage_sb
+lvchange -q -ay vg/fast
+bcache_writeback /dev/mapper/vg-fast /dev/mapper/vg-main | tee /tmp/out
+grep -q ": 8192 dirty sectors" /tmp/out || fail "bcache_writeback found: $(head -n 1 /tmp/out)"
+same_direct /dev/mapper/vg-main $((48 * 2048)) $DATA_DEV $((48 * 2048)) $((12 * 2048)) ||
+	fail "bcache_writeback did not bring the dirty data to the LV"
 lvremove -q -y vg/fast
 
 log "lvremove of a cached LV, its settings cleared first"

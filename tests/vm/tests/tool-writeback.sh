@@ -15,21 +15,21 @@ table() {	# table CACHE: a write-back table that copies nothing itself
 	echo "0 $len bcache $1 $ORIGIN_DEV 9 writeback $NOBYPASS writeback_delay 3600"
 }
 dirty() { status_field dmb 4; }
-# The data: MiB 16..48 from $DATA_DEV 0..32, MiB 20..24 overwritten
-# with $DATA_DEV 40..44 while dirty.  check_all DEV OFFSET (sectors).
+# The data: MiB 16..24 from $DATA_DEV 0..8, MiB 18..19 overwritten
+# with $DATA_DEV 40..41 while dirty.  check_all DEV OFFSET (sectors).
 fill() {
-	write_dirty /dev/mapper/dmb 16 32
-	dd if=$DATA_DEV of=/dev/mapper/dmb bs=1M skip=40 seek=20 count=4 oflag=direct conv=fsync status=none
+	write_dirty /dev/mapper/dmb 16 8
+	dd if=$DATA_DEV of=/dev/mapper/dmb bs=1M skip=40 seek=18 count=1 oflag=direct conv=fsync status=none
 }
 check_all() {
-	same_direct "$1" $((16 * 2048 + $2)) $DATA_DEV 0 $((4 * 2048)) &&
-	same_direct "$1" $((20 * 2048 + $2)) $DATA_DEV $((40 * 2048)) $((4 * 2048)) &&
-	same_direct "$1" $((24 * 2048 + $2)) $DATA_DEV $((8 * 2048)) $((24 * 2048))
+	same_direct "$1" $((16 * 2048 + $2)) $DATA_DEV 0 $((2 * 2048)) &&
+	same_direct "$1" $((18 * 2048 + $2)) $DATA_DEV $((40 * 2048)) 2048 &&
+	same_direct "$1" $((19 * 2048 + $2)) $DATA_DEV $((3 * 2048)) $((5 * 2048))
 }
 zero_origin() { dd if=/dev/zero of=$ORIGIN_DEV bs=1M count=64 oflag=direct status=none; }
-origin_zero() {	# the origin's MiB 16..48 (+ OFFSET sectors) all zero
-	dd if=$ORIGIN_DEV bs=512 skip=$((16 * 2048 + ${1:-0})) count=$((32 * 2048)) iflag=direct status=none |
-		cmp -n $((32 << 20)) - /dev/zero
+origin_zero() {	# the origin's MiB 16..24 (+ OFFSET sectors) all zero
+	dd if=$ORIGIN_DEV bs=512 skip=$((16 * 2048 + ${1:-0})) count=$((8 * 2048)) iflag=direct status=none |
+		cmp -n $((8 << 20)) - /dev/zero
 }
 listed() { bcache_writeback --list "$@" | awk 'NR == 1 { print $2 }'; }
 
@@ -38,7 +38,7 @@ wipe_head $CACHE_DEV
 zero_origin
 dmsetup create dmb --table "$(table $CACHE_DEV)"
 fill
-d=$((32 * 2048))	# MiB 16..48, the overwritten part once
+d=$((8 * 2048))	# MiB 16..24, the overwritten part once
 log "in use: refused"
 rc=0; bcache_writeback $CACHE_DEV $ORIGIN_DEV || rc=$?
 expect_eq "exit code on a cache in use" $rc 1
@@ -69,21 +69,21 @@ expect_eq "dirty after -n" "$(listed $CACHE_DEV $ORIGIN_DEV)" "$d"
 
 log "an origin write error stops the run, the cache stays dirty"
 zero_origin
-dmsetup create org --table "0 $((30 * 2048)) linear $ORIGIN_DEV 0
-$((30 * 2048)) $((34 * 2048)) error"
+dmsetup create org --table "0 $((20 * 2048)) linear $ORIGIN_DEV 0
+$((20 * 2048)) $((44 * 2048)) error"
 rc=0; bcache_writeback --cache-device $CACHE_DEV --origin-device /dev/mapper/org || rc=$?
 dmsetup remove org
 expect_eq "exit code on an origin write error" $rc 2
-# The buffered writes past MiB 30 fail when the origin is synced: the
+# The buffered writes past MiB 20 fail when the origin is synced: the
 # run's one batch is then not marked clean.
 expect_eq "dirty after the failed run" "$(listed $CACHE_DEV $ORIGIN_DEV)" "$d"
 
 log "a run in stages"
 zero_origin
-out=$(bcache_writeback --stop-after 16384 $CACHE_DEV $ORIGIN_DEV) || fail "--stop-after failed"
+out=$(bcache_writeback --stop-after 4096 $CACHE_DEV $ORIGIN_DEV) || fail "--stop-after failed"
 echo "$out"
 copied=$(awk '/sectors copied to/ { print $1 }' <<<"$out")
-[ "$copied" -ge 16384 ] && [ "$copied" -lt "$d" ] || fail "--stop-after 16384 copied $copied of $d"
+[ "$copied" -ge 4096 ] && [ "$copied" -lt "$d" ] || fail "--stop-after 4096 copied $copied of $d"
 expect_eq "dirty after the first stage" "$(listed $CACHE_DEV $ORIGIN_DEV)" $((d - copied))
 bcache_writeback $CACHE_DEV $ORIGIN_DEV || fail "the second stage failed"
 expect_eq "dirty after the second run" "$(listed $CACHE_DEV $ORIGIN_DEV)" 0
