@@ -14,8 +14,9 @@ The rules:
 - core/ includes nothing of the target glue (dm-bcache/*.h) and nothing
   of userspace.
 - Every .c file in core/ is in DMB_CORE_SRCS (or, userspace's platform
-  state only, DMB_CORE_USER_SRCS) and every listed file exists: the
-  module and the userspace library build the same core.
+  state only, DMB_CORE_USER_SRCS; the offline tools' repair layer only,
+  DMB_CORE_TOOL_SRCS) and every listed file exists: the module and the
+  userspace library build the same core.
 - The userspace tools and their library include no glue header.
 
 Prints one line per violation; exits 1 if there is any.
@@ -45,7 +46,8 @@ def check(top):
         for layer in group.split(','):
             rank[layer] = i
     srcs = set(make_var(mk, 'DMB_CORE_SRCS')) | \
-        set(make_var(mk, 'DMB_CORE_USER_SRCS'))
+        set(make_var(mk, 'DMB_CORE_USER_SRCS')) | \
+        set(make_var(mk, 'DMB_CORE_TOOL_SRCS'))
     bad = []
 
     found = set()

@@ -4,7 +4,7 @@
 # each other: scripts/check-layers.py enforces it.  This one list builds
 # both dm-bcache.ko (dm-bcache/Kbuild) and libbcache-core.a
 # (userspace/Makefile).
-DMB_CORE_LAYERS := util format alloc,journal btree mkfs set,check
+DMB_CORE_LAYERS := util format alloc,journal btree mkfs set,check repair
 
 DMB_CORE_SRCS := \
 	util/crc64.c util/array.c \
@@ -21,3 +21,7 @@ DMB_CORE_SRCS := \
 # Userspace only: the userspace platform layer's own state (the kernel's
 # platform layer is the kernel).
 DMB_CORE_USER_SRCS := util/platform_user.c
+
+# Userspace only: the offline tools' layer (bcache_repair), which the
+# target never runs and so does not carry.
+DMB_CORE_TOOL_SRCS := repair/salvage.c repair/rebuild.c

@@ -12,7 +12,11 @@
  * target then loads: so the set is opened on it too, every sector of the
  * first inodes looked up, gc run and the result committed, none of which
  * may crash; and the loader may not refuse what the checker passed (the
- * target would then fail with no precise error), so that aborts.
+ * target would then fail with no precise error), so that aborts.  What
+ * the checker finds damaged (superblock apart), bcache_repair's core
+ * salvages and rebuilds into a second image: either it refuses cleanly
+ * (nothing usable, no room, no memory) or the rebuilt image checks
+ * clean, else that aborts too.
  *
  * Structures: 0 superblock, 1 newest journal entry, 2 root node's first
  * bset, 3 first prio bucket, 4 UUID table, 5 a bset appended to the root.
@@ -27,35 +31,41 @@
 #include "check/check.h"
 #include "mkfs/format.h"
 #include "set/set.h"
+#include "repair/rebuild.h"
 
 #define IMG_SECTORS (1024 * 8)
 
 static u8 template_img[IMG_SECTORS * 512];
 static u8 img[IMG_SECTORS * 512];
+static u8 out_img[IMG_SECTORS * 512];	/* what repair rebuilds */
 static struct bch_sb sb;
 static struct bch_geom geom;
 
+/* An image in memory: @ctx is img or out_img, both IMG_SECTORS long. */
 static int mem_read(void *ctx, u64 sector, void *buf, size_t len)
 {
-	(void)ctx;
 	if (sector * 512 + len > sizeof(img))
 		return -EIO;
-	memcpy(buf, img + sector * 512, len);
+	memcpy(buf, (u8 *)ctx + sector * 512, len);
 	return 0;
 }
 
 static int mem_write(void *ctx, u64 sector, const void *buf, size_t len)
 {
-	(void)ctx;
 	if (sector * 512 + len > sizeof(img))
 		return -EIO;
-	memcpy(img + sector * 512, buf, len);
+	memcpy((u8 *)ctx + sector * 512, buf, len);
 	return 0;
 }
 
 static struct bch_meta_io io = {
 	.sectors = IMG_SECTORS, .lbs = 512,
-	.read = mem_read, .write = mem_write,
+	.read = mem_read, .write = mem_write, .ctx = img,
+};
+
+static struct bch_meta_io out_io = {
+	.sectors = IMG_SECTORS, .lbs = 512,
+	.read = mem_read, .write = mem_write, .ctx = out_img,
 };
 
 static void setup(void)
@@ -156,6 +166,57 @@ static void load(const struct bch_check_result *res)
 	bch_set_close(&s);
 }
 
+/* bcache_repair's -o: live data copied; past the image it is unreadable. */
+static int copy_data(void *ctx, const struct bch_key *k, struct bch_range *bad)
+{
+	u64 at = bch_ptr_offset(k->ptr[0]), n = bch_key_size(k);
+
+	(void)ctx;
+	if (at + n > IMG_SECTORS) {
+		bad[0] = (struct bch_range){ bch_key_start(k), k->low };
+		return 1;
+	}
+	memcpy(out_img + at * 512, img + at * 512, n * 512);
+	return 0;
+}
+
+static void print_finding(void *ctx, enum bch_damage cls, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: %s\n", bch_damage_names[cls], msg);
+}
+
+/* A damaged cache repaired: refused cleanly, or rebuilt checking clean. */
+static void repair(const struct bch_check_result *res)
+{
+	struct bch_rebuild_ops ops = { .data = copy_data };
+	struct bch_check_opts o = { 0 };
+	struct bch_rebuild_result rb;
+	struct bch_check_result out;
+	struct bch_salvage sv;
+	int r;
+
+	if (!res->nr_damage || res->damage[BCH_DMG_SUPERBLOCK] || res->blank)
+		return;
+	if (bch_salvage_read(&sv, &io, &res->sb, NULL, NULL))
+		return;
+	memset(out_img, 0, sizeof(out_img));
+	r = bch_rebuild_write(&sv, &out_io, &ops, &rb);
+	if (!r)
+		r = bch_sb_write(&out_io, &sv.sb);
+	bch_salvage_free(&sv);
+	if (r)
+		return;
+	if (bch_check(&out_io, &o, NULL, &out) || out.nr_damage) {
+		struct bch_check_ops show = { .finding = print_finding };
+
+		fprintf(stderr, "a repaired cache does not check clean (%u findings)\n",
+			out.nr_damage);
+		bch_check(&out_io, &o, &show, &out);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -187,7 +248,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			((struct bch_bset_disk *)(at - 512))->seq;
 	if (data[1] & 1)
 		reseal(what, at, room);
-	if (!bch_check(&io, &o, NULL, &res))
+	if (!bch_check(&io, &o, NULL, &res)) {
 		load(&res);
+		repair(&res);
+	}
 	return 0;
 }

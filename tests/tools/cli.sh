@@ -75,6 +75,7 @@ args_for() {
 	bcache_format) echo "-C|$1" ;;
 	bcache_export) echo "$1|$tmp/backing.img|$tmp/out.img" ;;
 	bcache_writeback) echo "$1|$tmp/backing.img" ;;
+	bcache_repair) echo "-i|$1|-o|$tmp/out.img" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -114,12 +115,16 @@ want() {
 	bcache_writeback:empty|bcache_writeback:small|bcache_writeback:random|bcache_writeback:ext4)
 		echo "1|the cache does not check clean \(bcache_check lists the damage\)|" ;;
 	bcache_writeback:zero) echo "1|CACHE is blank: it holds nothing|" ;;
+	bcache_repair:empty|bcache_repair:small|bcache_repair:random|bcache_repair:ext4)
+		echo "3|the superblock is damaged; rebuilding it is not supported: nothing usable|" ;;
+	bcache_repair:zero) echo "3|blank: there is nothing to repair|" ;;
 	esac
 }
 
 version=$(awk '/define DMB_VERSION_(MAJOR|MINOR|PATCH)/ { v = v (v == "" ? "" : ".") $3 } END { print v }' \
 	"$top/dm-bcache/core/util/version.h")
-for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export bcache_writeback; do
+for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export bcache_writeback \
+	bcache_repair; do
 	for i in "${inputs[@]}"; do
 		IFS='|' read -r rc re writes <<<"$(want "$tool" "$i")"
 		case $i in
@@ -137,7 +142,8 @@ for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export bc
 done
 
 # Short options are the long ones.
-for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export bcache_writeback; do
+for tool in bcache_check bcache_dump bcache_probe bcache_format bcache_export bcache_writeback \
+	bcache_repair; do
 	run "$tool/-h" 0 "^usage: $tool" "" -- "$tool" -h
 	run "$tool/-V" 0 "^$tool \(dm-bcache\) $version\$" "" -- "$tool" -V
 done
@@ -167,6 +173,8 @@ cp "$tmp/zero.img" "$tmp/fmt.img"
 quiet quiet/format 0 bcache_format -q -b 64k -C "$tmp/fmt.img"
 quiet quiet/export 0 bcache_export -q "$tmp/cache.img" "$tmp/backing.img" "$tmp/out.img"
 quiet quiet/writeback 0 bcache_writeback -q "$tmp/cache.img" "$tmp/backing.img"
+quiet quiet/repair 0 bcache_repair -q -i "$tmp/cache.img" -o "$tmp/out.img"
+quiet quiet/repair-refused 3 bcache_repair -q -i "$tmp/random.img" -o "$tmp/out.img"
 
 # --- numbers: unit and range in the refusal -----------------------------------------
 run num/export-sectors-text 2 "--sectors: 'abc' is not a number of sectors from 1 to" "" -- \

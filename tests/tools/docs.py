@@ -21,7 +21,8 @@ import sys
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RST = os.path.join(TOP, "docs", "dm-bcache.rst")
 TOOLS = ["bcache_check", "bcache_dump", "bcache_export", "bcache_format",
-         "bcache_probe", "bcache_tab", "bcache_writeback"]
+         "bcache_probe", "bcache_tab", "bcache_writeback",
+         "bcache_repair"]
 
 
 def result(name, problems):

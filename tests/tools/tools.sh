@@ -66,6 +66,37 @@ same_show() {	# same_show NAME A B [EXTRA-IGNORED-FIELDS]
 
 classes() { grep -Ev '^(#|$)' "$top/tests/vm/damage-classes.txt"; }
 
+# repaired NAME IMG: bcache_repair on a damaged image, two results.  The
+# exit code says what happened and the output agrees: 0 nothing lost and
+# no 'lost:' line, 1 'lost:' lines, 3 nothing usable and no output
+# written.  A repaired copy checks clean, and repairing it again is a
+# plain copy (nothing to repair, identical).
+repaired() {	# repaired NAME IMG
+	local name=$1 img=$2 out=$tmp/repaired.img again=$tmp/repaired2.img rc lost
+	rm -f "$out" "$again"
+	"$bin/bcache_repair" -i "$img" -o "$out" >"$tmp/repair.out" 2>&1
+	rc=$?
+	lost=$(grep -c '^lost:' "$tmp/repair.out")
+	if grep -q 'runtime error\|Sanitizer' "$tmp/repair.out"; then
+		failc "$name/repair" "sanitizer: $(grep -m1 'runtime error\|Sanitizer' "$tmp/repair.out")"
+	elif { [ $rc = 0 ] && [ "$lost" = 0 ]; } || { [ $rc = 1 ] && [ "$lost" != 0 ]; } ||
+		{ [ $rc = 3 ] && [ ! -s "$out" ]; }; then
+		pass "$name/repair"
+	else
+		failc "$name/repair" "rc=$rc with $lost lost lines: $(head -n 4 "$tmp/repair.out" | tr '\n' ' ')"
+	fi
+	if [ $rc = 3 ]; then
+		pass "$name/repaired"
+	elif "$bin/bcache_check" -q "$out" &&
+		"$bin/bcache_repair" -i "$out" -o "$again" 2>&1 | grep -q 'checks clean: nothing to repair' &&
+		cmp -s "$out" "$again"; then
+		pass "$name/repaired"
+	else
+		failc "$name/repaired" "the repaired copy does not check clean, or a second repair changed it"
+	fi
+	rm -f "$out" "$again"
+}
+
 # Apply each damage class (those matching @filter) to a copy of @img.
 damage_image() {	# damage_image LABEL IMG FILTER
 	local label=$1 img=$2 filter=$3 cls checks err copy=$tmp/damaged.img
@@ -85,6 +116,7 @@ damage_image() {	# damage_image LABEL IMG FILTER
 		run "damage/$label/$cls" "$want_rc" "$want" bcache_check "$copy"
 		run "damage/$label/$cls/dump" 0 '' bcache_dump "$copy"
 		run "damage/$label/$cls/dump-json" 0 '' bcache_dump --json "$copy"
+		repaired "damage/$label/$cls" "$copy"
 	done < <(classes)
 }
 
@@ -199,6 +231,73 @@ for how in tree journal; do
 	run "writeback/$how/check" 0 ' 0 damage findings' bcache_check "$wc"
 	run "writeback/$how/again" 0 ': 0 dirty sectors' bcache_writeback "$wc" "$wb"
 done
+
+# --- bcache_repair on a seeded write-back cache -------------------------------
+# 4 MiB dirty in a two-level tree; a damaged leaf loses exactly its key
+# range, everything else reads back as seeded; in place with an undo
+# file, and the rollback gives the damaged image back byte for byte.
+rc_img=$tmp/rp-c.img rb_img=$tmp/rp-b.img
+rm -f "$rc_img" "$rb_img"
+truncate -s 256M "$rc_img"
+truncate -s 64M "$rb_img"
+"$bin/bcache_format" -q -b 128k -w 512 -C "$rc_img" -B "$rb_img"
+"$bin/bcache_seed" --dirty "$rc_img" "$rb_img" "$tmp/seed.data" 4 >/dev/null
+leaf_end=$("$bin/bcache_dump" "$rc_img" | sed -n 's/^node level 0: 0:\([0-9]*\) .*/\1/p' | head -n 1)
+run repair/clean 0 'checks clean: nothing to repair' bcache_repair -i "$rc_img" -o "$tmp/rp-copy.img"
+if cmp -s "$rc_img" "$tmp/rp-copy.img"; then pass repair/clean-copy; else failc repair/clean-copy "differs"; fi
+run repair/clean-in-place 0 'checks clean: nothing to repair' bcache_repair --in-place --undo-file "$tmp/rp-none.undo" "$rc_img"
+cp --sparse=always "$rc_img" "$tmp/rp-d.img"
+"$bin/bcache_damage" node-magic "$tmp/rp-d.img" >/dev/null
+run repair/dry-run 1 "^lost: slot 0 \([-0-9a-f]+\) sectors 0-$((leaf_end - 1)): btree node damaged" \
+	bcache_repair -n -i "$tmp/rp-d.img"
+run repair/leaf 1 "^lost: slot 0 \([-0-9a-f]+\) sectors 0-$((leaf_end - 1)): btree node damaged" \
+	bcache_repair -i "$tmp/rp-d.img" -o "$tmp/rp-o.img"
+run repair/leaf-lost-once 1 '^1$' /bin/bash -c "'$bin/bcache_repair' -i '$tmp/rp-d.img' -o '$tmp/rp-o2.img' | grep -c '^lost:'; exit 1"
+run repair/leaf-check 0 ' 0 damage findings' bcache_check "$tmp/rp-o.img"
+"$bin/bcache_export" -q --sectors 8192 "$tmp/rp-o.img" "$rb_img" "$tmp/rp.out"
+if cmp -s -i $((leaf_end * 512)) -n $(((8192 - leaf_end) * 512)) "$tmp/rp.out" "$tmp/seed.data" &&
+	! cmp -s -n $((leaf_end * 512)) "$tmp/rp.out" "$tmp/seed.data"; then
+	pass repair/leaf-data
+else
+	failc repair/leaf-data "outside the lost range the data differs from the seeded data (or inside it does not)"
+fi
+run repair/output-exists 2 'holds a bcache superblock' bcache_repair -i "$tmp/rp-d.img" -o "$tmp/rp-o.img"
+run repair/same-device 2 'INPUT and OUTPUT are the same device' bcache_repair -i "$tmp/rp-d.img" -o "$tmp/rp-d.img"
+cp --sparse=always "$tmp/rp-d.img" "$tmp/rp-ip.img"
+echo keep >"$tmp/rp.undo"
+run repair/undo-exists 2 'the undo file must be new' bcache_repair --in-place --undo-file "$tmp/rp.undo" "$tmp/rp-ip.img"
+if cmp -s "$tmp/rp-ip.img" "$tmp/rp-d.img" && [ "$(cat "$tmp/rp.undo")" = keep ]; then
+	pass repair/undo-exists-untouched
+else
+	failc repair/undo-exists-untouched "the device or the old undo file was written"
+fi
+rm -f "$tmp/rp.undo"
+run repair/in-place 1 'btree node damaged' bcache_repair --in-place --undo-file "$tmp/rp.undo" "$tmp/rp-ip.img"
+run repair/in-place-check 0 ' 0 damage findings' bcache_check "$tmp/rp-ip.img"
+"$bin/bcache_export" -q --sectors 8192 "$tmp/rp-ip.img" "$rb_img" "$tmp/rp-ip.out"
+if cmp -s "$tmp/rp-ip.out" "$tmp/rp.out"; then pass repair/in-place-data; else failc repair/in-place-data "differs from the repaired copy's"; fi
+run repair/rollback 0 'saved blocks written back' bcache_repair --rollback "$tmp/rp.undo" "$tmp/rp-ip.img"
+if cmp -s "$tmp/rp-ip.img" "$tmp/rp-d.img"; then pass repair/rollback-data; else failc repair/rollback-data "not the damaged image again"; fi
+run repair/rollback-wrong 2 'not an undo file' bcache_repair --rollback "$tmp/rp-d.img" "$tmp/rp-ip.img"
+# The journal's keys: with all the data in the journal, a damaged root
+# leaf loses nothing of it (its range is listed all the same: what the
+# node held is unknown).
+cp --sparse=always "$rc_img" "$tmp/rp-j.img"
+"$bin/bcache_format" -q --wipe-bcache -b 128k -w 512 -C "$tmp/rp-j.img" -B "$rb_img"
+"$bin/bcache_seed" --dirty --journal "$tmp/rp-j.img" "$rb_img" "$tmp/seed.data" 4 >/dev/null
+"$bin/bcache_damage" node-zero "$tmp/rp-j.img" >/dev/null
+run repair/journal 1 '1024 from the journal' bcache_repair -i "$tmp/rp-j.img" -o "$tmp/rp-jo.img"
+"$bin/bcache_export" -q --sectors 8192 "$tmp/rp-jo.img" "$rb_img" "$tmp/rp-j.out"
+if cmp -s -n $((4 << 20)) "$tmp/rp-j.out" "$tmp/seed.data"; then pass repair/journal-data; else failc repair/journal-data "differs from the seeded data"; fi
+# Nothing usable: exit 3, nothing written.
+cp --sparse=always "$rc_img" "$tmp/rp-p.img"
+"$bin/bcache_damage" prio-magic "$tmp/rp-p.img" >/dev/null
+run repair/no-prios 3 'bucket generations are unknown' bcache_repair -i "$tmp/rp-p.img" -o "$tmp/rp-po.img"
+run repair/usage-no-output 2 'both are needed' bcache_repair -i "$rc_img"
+run repair/usage-in-place 2 'needs --undo-file' bcache_repair --in-place "$rc_img"
+run repair/usage-undo-alone 2 'goes with --in-place' bcache_repair -i "$rc_img" -o "$tmp/x.img" --undo-file "$tmp/x.undo"
+run repair/help 0 'usage: bcache_repair' bcache_repair --help
+rm -f "$tmp"/rp-*
 
 # --- needs_check: the flag a failed table leaves -------------------------------
 # The checker notes it; --clear-needs-check-flag clears it only on a

@@ -114,28 +114,12 @@ static void format_entry(void *ctx, u64 bucket, struct bch_prio_entry *e)
 		*e = (struct bch_prio_entry){ BCH_BTREE_PRIO, 1 };
 }
 
-static int write_prios(const struct bch_meta_io *io, const struct bch_geom *g,
-		       struct set_layout *l, void *buf)
-{
-	u64 *chain = bch_zalloc(g->nr_prio_buckets * sizeof(*chain));
-	u32 n;
-	int r;
-
-	if (!chain)
-		return -ENOMEM;
-	for (n = 0; n < g->nr_prio_buckets; n++)
-		chain[n] = l->prio_first + n;
-	r = bch_prio_write(io, g, chain, 1, format_entry, l, buf);
-	bch_free(chain);
-	return r;
-}
-
 static void meta_key(struct bch_key *k, const struct bch_key *pos, u32 size,
-		     const struct bch_geom *g, u64 bucket)
+		     const struct bch_geom *g, u64 bucket, u8 gen)
 {
 	bch_key_init(k, bch_key_inode(pos), pos->low, size, false);
 	bch_key_add_ptr(k, bch_make_ptr(g->nr_this_dev,
-					bch_bucket_sector(g, bucket), 1));
+					bch_bucket_sector(g, bucket), gen));
 }
 
 static int write_root(const struct bch_meta_io *io, const struct bch_geom *g,
@@ -154,8 +138,9 @@ static int write_root(const struct bch_meta_io *io, const struct bch_geom *g,
 
 static int write_journal(const struct bch_meta_io *io,
 			 const struct bch_geom *g, const struct bch_sb *sb,
-			 const struct set_layout *l, const struct bch_key *uuid,
-			 const struct bch_key *root, void *buf)
+			 const struct bch_set_base *base,
+			 const struct bch_key *uuid, const struct bch_key *root,
+			 void *buf)
 {
 	struct bch_jset_disk *j = buf;
 	size_t block = (size_t)g->block_sectors * 512;
@@ -170,13 +155,13 @@ static int write_journal(const struct bch_meta_io *io,
 			return -EIO;
 
 	j->magic = cpu_to_le64(g->jset_magic);
-	j->seq = cpu_to_le64(1);
-	j->last_seq = cpu_to_le64(1);
-	j->version = cpu_to_le32(BCH_JSET_VERSION);
+	j->seq = cpu_to_le64(base->seq);
+	j->last_seq = cpu_to_le64(base->seq);
+	j->version = cpu_to_le32(base->jset_version);
 	bch_key_encode(uuid, j->uuid_bucket);
 	bch_key_encode(root, j->btree_root);
 	j->btree_level = 0;
-	j->prio_bucket[g->nr_this_dev] = cpu_to_le64(l->prio_first);
+	j->prio_bucket[g->nr_this_dev] = cpu_to_le64(base->prio_chain[0]);
 	j->csum = cpu_to_le64(bch_jset_csum(j));
 	/* The entry, then a zero block, if it fits, so nothing follows. */
 	if (bytes + block <= (size_t)g->kg.bucket_size * 512)
@@ -184,14 +169,57 @@ static int write_journal(const struct bch_meta_io *io,
 	return io->write(io->ctx, bch_bucket_sector(g, sb->d[0]), buf, bytes);
 }
 
-int bch_format_cache_set(const struct bch_meta_io *io, struct bch_sb *sb)
+int bch_format_set_base(const struct bch_meta_io *io, const struct bch_sb *sb,
+			const struct bch_set_base *base)
 {
-	struct set_layout l;
 	struct bch_key uuid, root;
 	struct bch_geom g;
 	size_t buf_bytes;
-	unsigned int i;
 	void *buf;
+	int r;
+
+	bch_geom_init(&g, sb);
+	buf_bytes = max_t(size_t, g.meta_bucket_bytes,
+			  (size_t)g.btree_sectors * 512);
+	buf_bytes = max_t(size_t, buf_bytes, 2 * BCH_JSET_MAX_BYTES);
+	buf = bch_zalloc(buf_bytes);
+	if (!buf)
+		return -ENOMEM;
+
+	meta_key(&uuid, &bch_zero_key, g.meta_bucket_bytes / 512, &g,
+		 base->uuid_bucket, base->uuid_gen);
+	meta_key(&root, &bch_max_key, g.btree_sectors, &g, base->root_bucket,
+		 base->root_gen);
+
+	r = bch_prio_write(io, &g, base->prio_chain, base->prio_seq,
+			   base->entry, base->entry_ctx, buf);
+	if (!r) {
+		memset(buf, 0, g.meta_bucket_bytes);
+		if (base->uuids)
+			memcpy(buf, base->uuids, g.meta_bucket_bytes);
+		r = io->write(io->ctx, bch_bucket_sector(&g, base->uuid_bucket),
+			      buf, g.meta_bucket_bytes);
+	}
+	if (!r)
+		r = write_root(io, &g, &root, buf);
+	if (!r)
+		r = write_journal(io, &g, sb, base, &uuid, &root, buf);
+	if (!r && io->flush)
+		r = io->flush(io->ctx);
+	bch_free(buf);
+	return r;
+}
+
+int bch_format_cache_set(const struct bch_meta_io *io, struct bch_sb *sb)
+{
+	struct bch_set_base base = {
+		.seq = 1, .prio_seq = 1, .jset_version = BCH_JSET_VERSION,
+		.uuid_gen = 1, .root_gen = 1, .entry = format_entry,
+	};
+	struct set_layout l;
+	struct bch_geom g;
+	u64 *chain;
+	unsigned int i;
 	int r;
 
 	sb->keys = clamp_t(u64, sb->nbuckets / 128, 2, BCH_SB_JOURNAL_MAX);
@@ -201,32 +229,17 @@ int bch_format_cache_set(const struct bch_meta_io *io, struct bch_sb *sb)
 	plan_layout(&g, sb, &l);
 	if (l.end > sb->nbuckets)
 		return -ENOSPC;
-
-	buf_bytes = max_t(size_t, g.meta_bucket_bytes,
-			  (size_t)g.btree_sectors * 512);
-	buf_bytes = max_t(size_t, buf_bytes, 2 * BCH_JSET_MAX_BYTES);
-	buf = bch_zalloc(buf_bytes);
-	if (!buf)
+	chain = bch_zalloc(g.nr_prio_buckets * sizeof(*chain));
+	if (!chain)
 		return -ENOMEM;
-
-	meta_key(&uuid, &bch_zero_key, g.meta_bucket_bytes / 512, &g,
-		 l.uuid_bucket);
-	meta_key(&root, &bch_max_key, g.btree_sectors, &g, l.root_bucket);
-
-	r = write_prios(io, &g, &l, buf);
-	if (!r) {
-		/* An empty UUID table: every slot free. */
-		memset(buf, 0, g.meta_bucket_bytes);
-		r = io->write(io->ctx, bch_bucket_sector(&g, l.uuid_bucket),
-			      buf, g.meta_bucket_bytes);
-	}
-	if (!r)
-		r = write_root(io, &g, &root, buf);
-	if (!r)
-		r = write_journal(io, &g, sb, &l, &uuid, &root, buf);
-	if (!r && io->flush)
-		r = io->flush(io->ctx);
-	bch_free(buf);
+	for (i = 0; i < g.nr_prio_buckets; i++)
+		chain[i] = l.prio_first + i;
+	base.prio_chain = chain;
+	base.uuid_bucket = l.uuid_bucket;
+	base.root_bucket = l.root_bucket;
+	base.entry_ctx = &l;
+	r = bch_format_set_base(io, sb, &base);
+	bch_free(chain);
 	if (r)
 		return r;
 

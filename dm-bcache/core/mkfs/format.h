@@ -11,6 +11,7 @@
 #define DM_BCACHE_CORE_FORMAT_H
 
 #include "format/geometry.h"
+#include "alloc/prio_write.h"
 
 #define BCH_FORMAT_DEF_BUCKET	1024	/* sectors, make-bcache's default */
 #define BCH_FORMAT_MAX_BUCKET	32768	/* largest without feature bits */
@@ -47,5 +48,30 @@ const char *bch_format_backing_sb(const struct bch_format_params *p,
  * written.  Returns 0 or a negative errno.
  */
 int bch_format_cache_set(const struct bch_meta_io *io, struct bch_sb *sb);
+
+/*
+ * A set's metadata written from given parts, the base bch_format_cache_set()
+ * writes for a new set and bcache_repair for a rebuilt one: the prio chain
+ * in @prio_chain[0..nr_prio_buckets) recording @entry for every bucket, the
+ * UUID table @uuids (meta_bucket_bytes; NULL: every slot free) in
+ * @uuid_bucket, an empty root leaf in @root_bucket, and the journal emptied
+ * but for one entry of seq @seq naming the three.  @entry must give the
+ * named buckets the gens given here.
+ */
+struct bch_set_base {
+	const u64 *prio_chain;
+	u64 prio_seq;
+	bch_prio_entry_fn entry;
+	void *entry_ctx;
+	u64 uuid_bucket, root_bucket;
+	u8 uuid_gen, root_gen;
+	const void *uuids;
+	u64 seq;
+	u32 jset_version;	/* names the UUID table's layout */
+};
+
+/* Write @base for the cache @sb; the superblock is not written.  0 or -errno. */
+int bch_format_set_base(const struct bch_meta_io *io, const struct bch_sb *sb,
+			const struct bch_set_base *base);
 
 #endif

@@ -251,6 +251,13 @@ int bch_set_open(struct bch_set *s, const struct bch_meta_io *io,
 	return r;
 }
 
+void bch_set_mark_index(struct bch_set *s)
+{
+	mark_dirty_node(s, s->t.root);
+	free_view(s);
+	mark_node(s, s->t.root);
+}
+
 void bch_set_close(struct bch_set *s)
 {
 	free_view(s);

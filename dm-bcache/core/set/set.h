@@ -83,6 +83,15 @@ int bch_set_open(struct bch_set *s, const struct bch_meta_io *io,
 /* Free the memory; the caller commits first if it wants to. */
 void bch_set_close(struct bch_set *s);
 
+/*
+ * After keys went into a set's index by bch_set_insert() other than as
+ * the target's writes (bcache_repair fills an empty set it just wrote
+ * with what it salvaged): mark the buckets they hold data in, clean and
+ * dirty, as opening marks those of the tree it loads, so the allocator
+ * never takes them for free.
+ */
+void bch_set_mark_index(struct bch_set *s);
+
 /* Let readers in during metadata I/O: see "Locking" above. */
 void bch_set_readers(struct bch_set *s, void (*excl_fn)(void *, bool),
 		     void *ctx);

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Salvaging a damaged cache's index; see salvage.h. */
+#include "repair/salvage.h"
+#include "alloc/prio_read.h"
+#include "btree/children.h"
+#include "btree/extents.h"
+#include "format/bset.h"
+#include "format/uuid.h"
+#include "journal/journal_read.h"
+#include "util/array.h"
+
+#define MAX_DEPTH	8	/* as the checker: far beyond any real tree */
+
+struct walker {
+	struct bch_salvage *sv;
+	const struct bch_meta_io *io;
+	bch_salvage_note_fn note;
+	void *ctx;
+	void *buf;			/* one node image */
+	u8 *slots;			/* per UUID slot: in use */
+	u32 nr_slots;
+};
+
+/* A node being read: its keys, and whether any had to be left out. */
+struct node_read {
+	struct walker *w;
+	u32 level;
+	struct bch_ikey *kids;		/* interior nodes */
+	u32 nr_kids, cap_kids;
+	bool bad_key;
+	int err;
+};
+
+static __printf(2, 3) void say(struct walker *w, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!w->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->note(w->ctx, msg);
+}
+
+int bch_salvage_lose(struct bch_salvage *sv, u64 inode, u64 start, u64 end,
+		     const char *why)
+{
+	struct bch_lost *l;
+
+	if (start >= end)
+		return 0;
+	if (sv->nr_lost) {
+		l = &sv->lost[sv->nr_lost - 1];
+		if (l->inode == inode && l->end == start && l->why == why) {
+			l->end = end;
+			return 0;
+		}
+	}
+	if (bch_array_grow((void **)&sv->lost, &sv->cap_lost, sv->nr_lost,
+			   sv->nr_lost + 1, sizeof(*sv->lost), 16))
+		return -ENOMEM;
+	sv->lost[sv->nr_lost++] = (struct bch_lost){ inode, start, end, why };
+	return 0;
+}
+
+/*
+ * Keys between positions (@lo_inode, @lo_off) and @hi are lost: list
+ * the sectors they cover in every origin the UUID table has in use (keys
+ * of free or retired slots address nothing anyone reads).
+ */
+static int lose_range(struct walker *w, u64 lo_inode, u64 lo_off,
+		      const struct bch_key *hi, const char *why)
+{
+	u64 hi_inode = bch_key_inode(hi), i;
+	int r = 0;
+
+	for (i = lo_inode; i <= hi_inode && i < w->nr_slots && !r; i++) {
+		u64 start = i == lo_inode ? lo_off : 0;
+		u64 end = i == hi_inode ? hi->low : BCH_LOST_TO_END;
+
+		if (w->slots[i])
+			r = bch_salvage_lose(w->sv, i, start, end, why);
+	}
+	return r;
+}
+
+/*
+ * An extent the rebuilt set cannot keep: invalid as the driver judges
+ * it, or with data in a journal bucket (the journal stays where the
+ * superblock puts it, so the rebuilt set would hold a bucket twice).
+ */
+static bool bad_extent(const struct bch_salvage *sv, const struct bch_key *k)
+{
+	u32 i, p;
+
+	if (bch_extent_invalid(k, &sv->g.kg))
+		return true;
+	for (p = 0; p < bch_key_ptrs(k); p++)
+		for (i = 0; i < sv->sb.keys; i++)
+			if (bch_ptr_bucket(&sv->g, k->ptr[p]) == sv->sb.d[i])
+				return true;
+	return false;
+}
+
+static int add_key(struct bch_salvage *sv, const struct bch_key *k)
+{
+	if (bch_array_grow((void **)&sv->keys, &sv->cap_keys, sv->nr_keys,
+			   sv->nr_keys + 1, sizeof(*sv->keys), 256))
+		return -ENOMEM;
+	sv->keys[sv->nr_keys++] = *k;
+	return 0;
+}
+
+static int take_bset(void *ctx, const struct bch_bset_disk *b, u32 block,
+		     u32 index)
+{
+	struct node_read *nr = ctx;
+	struct bch_salvage *sv = nr->w->sv;
+	u32 u64s = le32_to_cpu(b->keys), at = 0;
+	struct bch_key prev;
+	bool have_prev = false;
+
+	(void)block;
+	(void)index;
+	while (at < u64s && !nr->err) {
+		struct bch_key k;
+		u32 n = bch_key_decode(b->d + at, u64s - at, &k);
+
+		if (!n) {
+			nr->bad_key = true;
+			break;
+		}
+		at += n;
+		if (nr->level) {
+			nr->err = bch_array_grow((void **)&nr->kids,
+						 &nr->cap_kids, nr->nr_kids,
+						 nr->nr_kids + 1,
+						 sizeof(*nr->kids), 64);
+			if (!nr->err) {
+				nr->kids[nr->nr_kids].k = k;
+				nr->kids[nr->nr_kids].order = nr->nr_kids;
+				nr->nr_kids++;
+			}
+			continue;
+		}
+		if (!bch_key_size(&k))
+			continue;	/* deleted: the driver drops it */
+		if (bad_extent(sv, &k)) {
+			nr->bad_key = true;
+			sv->keys_dropped++;
+			continue;
+		}
+		/*
+		 * Out of order or overlapping within one bset: which of
+		 * the two a lookup answered with is unknown.
+		 */
+		if (have_prev && (bch_key_cmp(&k, &prev) < 0 ||
+				  (bch_key_inode(&k) == bch_key_inode(&prev) &&
+				   bch_key_start(&k) < prev.low)))
+			nr->bad_key = true;
+		prev = k;
+		have_prev = true;
+		nr->err = add_key(sv, &k);
+	}
+	return nr->err;
+}
+
+/*
+ * A damaged leaf's valid bsets: of what lookups saw in them, keep the
+ * dirty data only.  The lost bsets were newer and may have covered any
+ * of it, so all of it is listed as lost either way; but dirty data is
+ * the only copy of the writes it holds, while the origin holds clean
+ * data's contents or newer ones (a clean piece kept here could hide a
+ * newer write that went around the cache).
+ */
+static int keep_dirty(struct bch_salvage *sv, u32 first)
+{
+	struct bch_extents seen;
+	u32 i;
+	int r = 0;
+
+	bch_extents_init(&seen);
+	for (i = first; i < sv->nr_keys && !r; i++)
+		r = bch_extents_insert(&seen, &sv->keys[i]);
+	sv->nr_keys = first;
+	for (i = 0; i < seen.nr && !r; i++)
+		if (bch_key_dirty(&seen.k[i]) && bch_key_ptrs(&seen.k[i]))
+			r = add_key(sv, &seen.k[i]);
+	bch_extents_free(&seen);
+	return r;
+}
+
+static int walk_node(struct walker *w, const struct bch_key *nk, u32 level,
+		     u64 lo_inode, u64 lo_off);
+
+static bool is_live(void *ctx, const struct bch_key *k)
+{
+	struct walker *w = ctx;
+
+	return bch_key_live(&w->sv->g, w->sv->gens, k);
+}
+
+/*
+ * The live child at each position, in order; what no live child covers
+ * up to the node's own key is lost.  Returns 0 or -ENOMEM.
+ */
+static int walk_children(struct walker *w, struct node_read *nr,
+			 const struct bch_key *nk, u64 lo_inode, u64 lo_off)
+{
+	struct bch_salvage *sv = w->sv;
+	u32 i, j;
+	int r = 0;
+
+	for (i = 0; i < nr->nr_kids; i++)
+		bch_gen_adopt(&sv->g, sv->gens, nr->kids[i].k.ptr[0]);
+	bch_ikeys_sort(nr->kids, nr->nr_kids);
+	for (i = 0; i < nr->nr_kids && !r; i = j) {
+		struct bch_ipick p;
+
+		j = bch_ikeys_pick(nr->kids, nr->nr_kids, i, &sv->g.kg,
+				   is_live, w, &p);
+		if (!p.live || p.freeing || p.second ||
+		    bch_key_cmp(p.live, nk) > 0 ||
+		    bch_key_cmp_pos(p.live, lo_inode, lo_off) <= 0)
+			continue;
+		r = walk_node(w, p.live, nr->level - 1, lo_inode, lo_off);
+		lo_inode = bch_key_inode(p.live);
+		lo_off = p.live->low;
+	}
+	if (!r && bch_key_cmp_pos(nk, lo_inode, lo_off) > 0)
+		r = lose_range(w, lo_inode, lo_off, nk, "btree node lost");
+	return r;
+}
+
+static int walk_node(struct walker *w, const struct bch_key *nk, u32 level,
+		     u64 lo_inode, u64 lo_off)
+{
+	struct bch_salvage *sv = w->sv;
+	struct node_read nr = { .w = w, .level = level };
+	u64 bucket = bch_ptr_bucket(&sv->g, nk->ptr[0]);
+	struct bch_node_info info;
+	const char *err = NULL;
+	u32 first_key = sv->nr_keys, i;
+	int r;
+
+	sv->nodes++;
+	if (bch_key_size(nk) != sv->g.btree_sectors)
+		err = "wrong node size";
+	else if (w->io->read(w->io->ctx, bch_ptr_offset(nk->ptr[0]), w->buf,
+			     (size_t)sv->g.btree_sectors * 512))
+		err = "unreadable";
+	else
+		err = bch_node_parse(w->buf, sv->g.btree_sectors, nk->ptr[0],
+				     &sv->g, &info, take_bset, &nr);
+	if (nr.err) {
+		bch_free(nr.kids);
+		return nr.err;
+	}
+	/* A leaf's keys must lie in the range its parent gives it. */
+	for (i = first_key; !level && i < sv->nr_keys; i++) {
+		const struct bch_key *k = &sv->keys[i];
+
+		if (bch_key_cmp(k, nk) > 0 ||
+		    bch_key_cmp_pos(k, lo_inode, lo_off) <= 0 ||
+		    (bch_key_inode(k) == lo_inode &&
+		     bch_key_start(k) < lo_off)) {
+			nr.bad_key = true;
+			break;
+		}
+	}
+	if (i < sv->nr_keys && !level) {
+		/* Keys out of place: none of the node's can be trusted. */
+		sv->keys_dropped += sv->nr_keys - first_key;
+		sv->nr_keys = first_key;
+	}
+	if (!err && nr.bad_key)
+		err = "invalid keys";
+	if (err) {
+		sv->nodes_damaged++;
+		say(w, "btree node bucket %llu (level %u, up to %llu:%llu): %s; range lost",
+		    bucket, level, bch_key_inode(nk), nk->low, err);
+		r = lose_range(w, lo_inode, lo_off, nk, "btree node damaged");
+		if (!r && !level)
+			r = keep_dirty(sv, first_key);
+		if (!r && level)
+			r = walk_children(w, &nr, nk, lo_inode, lo_off);
+	} else {
+		r = level ? walk_children(w, &nr, nk, lo_inode, lo_off) : 0;
+	}
+	bch_free(nr.kids);
+	return r;
+}
+
+static int walk_tree(struct walker *w, const struct bch_jset_disk *j)
+{
+	struct bch_salvage *sv = w->sv;
+	u32 level = le16_to_cpu(j->btree_level);
+	struct bch_key root;
+	const char *err;
+
+	bch_key_decode(j->btree_root, BCH_BKEY_PAD_U64S, &root);
+	err = bch_btree_ptr_invalid(&root, &sv->g.kg);
+	if (!err && bch_key_cmp(&root, &bch_max_key))
+		err = "not at the maximum key";
+	if (!err && level >= MAX_DEPTH)
+		err = "level too high";
+	if (!err) {
+		bch_gen_adopt(&sv->g, sv->gens, root.ptr[0]);
+		if (!is_live(w, &root))
+			err = "stale";
+	}
+	if (err) {
+		sv->root_lost = true;
+		say(w, "btree root in journal seq %llu: %s; the whole tree is lost",
+		    sv->newest_seq, err);
+		return lose_range(w, 0, 0, &bch_max_key, "btree root lost");
+	}
+	w->buf = bch_zalloc((size_t)sv->g.btree_sectors * 512);
+	if (!w->buf)
+		return -ENOMEM;
+	return walk_node(w, &root, level, 0, 0);
+}
+
+/* The table @j names, into sv->uuids, if it reads and every slot is sound. */
+static bool read_table(struct walker *w, const struct bch_meta_io *io,
+		       const struct bch_jset_disk *j, void *copy)
+{
+	struct bch_salvage *sv = w->sv;
+	const struct bch_uuid_entry_disk *t = copy;
+	struct bch_key k;
+	u32 i;
+
+	bch_key_decode(j->uuid_bucket, BCH_BKEY_PAD_U64S, &k);
+	if (bch_btree_ptr_invalid(&k, &sv->g.kg) ||
+	    io->read(io->ctx, bch_ptr_offset(k.ptr[0]), sv->uuids,
+		     sv->g.meta_bucket_bytes))
+		return false;
+	memcpy(copy, sv->uuids, sv->g.meta_bucket_bytes);
+	if (le32_to_cpu(j->version) < 1)
+		bch_uuid_table_from_v0(copy, w->nr_slots);
+	/* The checker's rule: every slot but a free one must be sound. */
+	for (i = 0; i < w->nr_slots; i++)
+		if (bch_uuid_slot_kind(t[i].uuid) != BCH_UUID_FREE &&
+		    bch_uuid_entry_validate(&t[i]))
+			return false;
+	for (i = 0; i < w->nr_slots; i++)
+		w->slots[i] = bch_uuid_slot_kind(t[i].uuid) == BCH_UUID_IN_USE;
+	sv->jset_version = le32_to_cpu(j->version);
+	return true;
+}
+
+/*
+ * The UUID table the newest entry names, or else the newest one an
+ * older valid entry names (the table moves only when a slot is taken,
+ * so an older one most often still says where every origin is).
+ */
+static int read_uuids(struct walker *w, const struct bch_meta_io *io,
+		      struct bch_jscan *js)
+{
+	struct bch_salvage *sv = w->sv;
+	struct bch_jset_disk *j;
+	void *copy;
+	bool ok;
+	u32 i;
+
+	w->nr_slots = sv->g.meta_bucket_bytes /
+		      sizeof(struct bch_uuid_entry_disk);
+	sv->uuids = bch_zalloc(sv->g.meta_bucket_bytes);
+	copy = bch_zalloc(sv->g.meta_bucket_bytes);
+	w->slots = bch_zalloc(w->nr_slots);
+	if (!sv->uuids || !copy || !w->slots) {
+		bch_free(copy);
+		return -ENOMEM;
+	}
+	ok = read_table(w, io, &js->newest, copy);
+	if (!ok)
+		say(w, "the UUID table journal seq %llu names is damaged or unreadable",
+		    sv->newest_seq);
+	bch_jscan_sort(js);
+	for (i = js->nr; !ok && i-- > 0;) {
+		if (!js->e[i].valid || js->e[i].seq >= sv->newest_seq ||
+		    bch_jscan_read(io, &sv->sb, &sv->g, &js->e[i], &j))
+			continue;
+		ok = read_table(w, io, j, copy);
+		if (ok)
+			say(w, "UUID table: the one journal seq %llu names is used",
+			    js->e[i].seq);
+		bch_free(j);
+	}
+	bch_free(copy);
+	if (!ok) {
+		say(w, "UUID table lost: no origin's slot is known");
+		memset(sv->uuids, 0, sv->g.meta_bucket_bytes);
+		sv->uuids_lost = true;
+	}
+	return 0;
+}
+
+/*
+ * A journal key: an invalid one is left out, and the range it names,
+ * if it names one in an origin in use, is listed as lost.
+ */
+static int take_jkey(void *ctx, const struct bch_key *k)
+{
+	struct walker *w = ctx;
+	struct bch_salvage *sv = w->sv;
+	u64 inode = bch_key_inode(k);
+
+	if (!bad_extent(sv, k))
+		return add_key(sv, k);
+	sv->keys_dropped++;
+	say(w, "journal key at %llu:%llu (%u sectors): invalid; left out",
+	    inode, k->low, bch_key_size(k));
+	if (inode < w->nr_slots && w->slots[inode])
+		return bch_salvage_lose(sv, inode, bch_key_start(k), k->low,
+					"invalid journal key");
+	return 0;
+}
+
+/*
+ * Seqs of the replay range with no valid entry: their keys are lost.  By
+ * the gaps between the entries found, not seq by seq: a damaged header
+ * may put last_seq anywhere below the newest seq.
+ */
+static void count_missing(struct walker *w, const struct bch_jscan *js)
+{
+	struct bch_salvage *sv = w->sv;
+	u64 want = le64_to_cpu(js->newest.last_seq);
+	u32 i;
+
+	/* bch_jscan_replay() sorted the entries by seq. */
+	for (i = 0; i < js->nr; i++) {
+		u64 seq = js->e[i].seq;
+
+		if (!js->e[i].valid || seq < want || seq > sv->newest_seq)
+			continue;
+		if (seq > want) {
+			sv->journal_missing += seq - want;
+			say(w, "journal entries %llu-%llu missing: the writes they logged are lost",
+			    want, seq - 1);
+		}
+		want = seq + 1;
+	}
+}
+
+static int read_prios(struct walker *w, const struct bch_meta_io *io,
+		      const struct bch_jset_disk *j)
+{
+	struct bch_salvage *sv = w->sv;
+	struct bch_prio_reader rd = { 0 };
+	int r;
+
+	sv->gens = bch_zalloc(sv->g.kg.nbuckets);
+	sv->prios = bch_zalloc(sv->g.kg.nbuckets * sizeof(*sv->prios));
+	if (!sv->gens || !sv->prios)
+		return -ENOMEM;
+	r = bch_prio_read(io, &sv->g,
+			  le64_to_cpu(j->prio_bucket[sv->g.nr_this_dev]),
+			  sv->gens, sv->prios, &rd, NULL);
+	if (r == -ENOMEM)
+		return r;
+	if (r) {
+		say(w, "prio chain unreadable: bucket generations are unknown");
+		return -ENODATA;
+	}
+	return 0;
+}
+
+/* With no UUID table, every origin that has keys has lost them all. */
+static int lose_orphans(struct bch_salvage *sv)
+{
+	u32 i, j;
+	int r = 0;
+
+	for (i = 0; i < sv->nr_keys && !r; i++) {
+		u64 inode = bch_key_inode(&sv->keys[i]);
+
+		for (j = 0; j < sv->nr_lost; j++)
+			if (sv->lost[j].inode == inode)
+				break;
+		if (j == sv->nr_lost)
+			r = bch_salvage_lose(sv, inode, 0, BCH_LOST_TO_END,
+					     "UUID table lost");
+	}
+	return r;
+}
+
+int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
+		     const struct bch_sb *sb, bch_salvage_note_fn note,
+		     void *ctx)
+{
+	struct walker w = { .sv = sv, .io = io, .note = note, .ctx = ctx };
+	struct bch_jscan js;
+	int r;
+
+	memset(sv, 0, sizeof(*sv));
+	sv->sb = *sb;
+	bch_geom_init(&sv->g, &sv->sb);
+	r = bch_jscan_run(io, &sv->sb, &sv->g, &js, NULL, NULL);
+	if (r)
+		return r;
+	if (!js.have_newest) {
+		say(&w, "journal: no valid entry: root, prio chain and UUID table unknown");
+		bch_jscan_free(&js);
+		return -ENODATA;
+	}
+	sv->newest_seq = js.newest_seq;
+	sv->jset_version = le32_to_cpu(js.newest.version);
+	r = read_prios(&w, io, &js.newest);
+	if (!r)
+		r = read_uuids(&w, io, &js);
+	if (!r)
+		r = walk_tree(&w, &js.newest);
+	sv->tree_keys = sv->nr_keys;
+	if (!r)
+		r = bch_jscan_replay(io, &sv->sb, &sv->g, &js, take_jkey, &w);
+	if (!r)
+		count_missing(&w, &js);
+	if (!r && sv->uuids_lost)
+		r = lose_orphans(sv);
+	bch_jscan_free(&js);
+	bch_free(w.buf);
+	bch_free(w.slots);
+	if (r)
+		bch_salvage_free(sv);
+	return r;
+}
+
+void bch_salvage_free(struct bch_salvage *sv)
+{
+	bch_free(sv->gens);
+	bch_free(sv->prios);
+	bch_free(sv->uuids);
+	bch_free(sv->keys);
+	bch_free(sv->lost);
+	memset(sv, 0, sizeof(*sv));
+}

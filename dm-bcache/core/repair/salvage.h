@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Salvage: what a damaged cache device still proves, read the way the
+ * driver reads a cache at registration but without giving up at the
+ * first bad structure.  The newest valid journal entry names the root,
+ * the UUID table and the prio chain; the tree is walked from that root
+ * and every node that verifies gives its keys (those of a node damaged
+ * after some valid bsets too), bset by bset; the journal's replay range
+ * gives the keys logged since.  The keys are kept in the order the
+ * driver would apply them, so inserting them in that order into an empty
+ * index gives every position the key a lookup would have answered with.
+ *
+ * What cannot be read is listed as lost: the key range of a node that
+ * does not verify (a damaged node's newer keys may have covered any of
+ * it), and the journal entries missing from the replay range (their
+ * ranges are unknown, so they are counted, not listed).
+ *
+ * Used by bcache_repair only: the target never runs it.  Not thread-safe:
+ * one caller owns a struct bch_salvage.
+ */
+#ifndef DM_BCACHE_CORE_SALVAGE_H
+#define DM_BCACHE_CORE_SALVAGE_H
+
+#include "format/geometry.h"
+#include "format/jset.h"
+
+/*
+ * Sectors [start, end) of origin @inode whose newest data may be lost;
+ * end BCH_LOST_TO_END: to the origin's end.
+ */
+#define BCH_LOST_TO_END		(~0ULL)
+
+struct bch_lost {
+	u64 inode;
+	u64 start, end;
+	const char *why;
+};
+
+struct bch_salvage {
+	struct bch_sb sb;
+	struct bch_geom g;
+	u8 *gens;			/* nbuckets, the prio chain's */
+	u16 *prios;
+	void *uuids;			/* the UUID table, meta_bucket_bytes */
+	u32 jset_version;		/* names the table's layout */
+	u64 newest_seq;			/* the newest valid journal entry's */
+	u64 prio_seq;
+	/* Leaf keys bset by bset, then the journal's, oldest first. */
+	struct bch_key *keys;
+	u32 nr_keys, cap_keys;
+	u32 tree_keys;			/* the first this many are the tree's */
+	struct bch_lost *lost;
+	u32 nr_lost, cap_lost;
+	u64 nodes, nodes_damaged;
+	u64 journal_missing;		/* entries of the replay range */
+	u64 keys_dropped;		/* invalid keys left out */
+	bool root_lost;
+	bool uuids_lost;		/* no table read: every slot free */
+};
+
+/* Findings, one line each ("btree node bucket 12: bad checksum"). */
+typedef void (*bch_salvage_note_fn)(void *ctx, const char *msg);
+
+/*
+ * Salvage the cache behind @io, whose superblock @sb has been validated.
+ * 0; -ENODATA when nothing usable is left (no valid journal entry, or no
+ * readable prio chain: without bucket generations no key can be told
+ * current from stale); another -errno when memory ran out.  Read errors
+ * are damage, not failures: @io should return them, or zeroes, per
+ * structure.
+ */
+int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
+		     const struct bch_sb *sb, bch_salvage_note_fn note,
+		     void *ctx);
+void bch_salvage_free(struct bch_salvage *sv);
+
+/* Record sectors [start, end) of @inode as lost.  0 or -ENOMEM. */
+int bch_salvage_lose(struct bch_salvage *sv, u64 inode, u64 start, u64 end,
+		     const char *why);
+
+#endif
