@@ -47,7 +47,7 @@ VM_TESTS=(module create-status data-raw data-backing table messages
 	wt-origin-error index-fail-fua reload-geometry readonly-table flush-no-wc
 	wt-origin-flush-order wb-parked-write fill-bound wb-hung-origin
 	index-enomem lvm-bcache wb-small-buckets wb-dirty-count lvm-testsuite
-	tool-writeback)
+	tool-writeback tool-repair)
 # The check of the kernel-log check: tests that read the kernel log get a
 # warning planted at their first klog_mark (dmb.plant=1); the klog-* tests
 # clear the log, flood it past its buffer, warn in the teardown.  All of
@@ -177,11 +177,13 @@ for k in "${kernels[@]}"; do
 	order=("${VM_TESTS[@]}")
 	# wb-sustained, a throughput guard (80 s), lvm-testsuite, lvm2's
 	# own tests (3 min; lvm's side does not change with the kernel, and
-	# lvm-bcache runs on both) and tool-writeback (an offline tool; the
-	# kernel only writes its input) run on 6.1 alone: the hour's budget;
+	# lvm-bcache runs on both), tool-writeback and tool-repair (offline
+	# tools; the kernel only writes their input) run on 6.1 alone: the
+	# hour's budget;
 	# make bench measures write-back on both kernels.
 	[ "$k" = "$KVER_61" ] || mapfile -t order < <(printf '%s\n' "${VM_TESTS[@]}" |
-		grep -vx -e wb-sustained -e lvm-testsuite -e tool-writeback | tac)
+		grep -vx -e wb-sustained -e lvm-testsuite -e tool-writeback \
+			-e tool-repair | tac)
 	# The main suite builds the module, tools and initramfs for $k; the
 	# other boots of this kernel reuse them.
 	rm -f "build/vm/$k/initrd.cpio"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Devices, images and UUID text for the tools; see devio.h. */
+#define _GNU_SOURCE			/* O_DIRECT */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -219,6 +220,7 @@ int bch_dev_open(struct bch_dev *d, const char *path, unsigned int flags)
 	memset(d, 0, sizeof(*d));
 	d->path = path;
 	d->fd = -1;
+	d->direct_fd = -1;
 	if (stat(path, &d->st)) {
 		bch_err("%s: %s", path, strerror(errno));
 		return BCH_EXIT_USAGE;
@@ -404,7 +406,44 @@ void bch_dev_close(struct bch_dev *d)
 {
 	if (d->fd >= 0)
 		close(d->fd);
+	if (d->direct_fd >= 0)
+		close(d->direct_fd);
 	d->fd = -1;
+	d->direct_fd = -1;
+}
+
+int bch_dev_read_direct(struct bch_dev *d, u64 sector, void *buf, size_t len)
+{
+	size_t align = max_t(size_t, d->lbs, 4096);
+	void *bounce = buf;
+	ssize_t r;
+
+	if (!d->direct_tried) {
+		d->direct_tried = true;
+		d->direct_fd = open(d->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	}
+	if (d->direct_fd < 0)
+		return d->io.read(d, sector, buf, len);
+	if ((uintptr_t)buf % align) {
+		bounce = aligned_alloc(align, DIV_ROUND_UP(len, align) * align);
+		if (!bounce)
+			return -EIO;
+	}
+	r = pread(d->direct_fd, bounce, len, (off_t)(sector * 512));
+	if (r < 0 && errno == EINVAL) {
+		/* Alignment O_DIRECT will not take: the plain descriptor. */
+		close(d->direct_fd);
+		d->direct_fd = -1;
+		if (bounce != buf)
+			free(bounce);
+		return d->io.read(d, sector, buf, len);
+	}
+	if (bounce != buf) {
+		if (r == (ssize_t)len)
+			memcpy(buf, bounce, len);
+		free(bounce);
+	}
+	return r == (ssize_t)len ? 0 : -EIO;
 }
 
 void bch_uuid_unparse(const u8 uuid[16], char *out)

@@ -21,6 +21,8 @@ struct bch_dev {
 	bool is_file;
 	struct stat st;
 	struct bch_meta_io io;
+	int direct_fd;		/* bch_dev_read_direct()'s; -1 none */
+	bool direct_tried;
 };
 
 /* How a tool means to use a device; see bch_dev_open(). */
@@ -66,6 +68,16 @@ int bch_dev_wipe(struct bch_dev *d);
  */
 bool bch_dev_signature(struct bch_dev *d, char *what, size_t len,
 		       char *uuid, size_t ulen);
+
+/*
+ * Read @len bytes at @sector past the page cache (O_DIRECT, through an
+ * aligned bounce buffer when @buf is not aligned): a read error then
+ * costs only the logical blocks that fail, not the page or readahead
+ * window around them, and a retry reads the device again.  Where
+ * O_DIRECT is refused (an image on tmpfs) the plain descriptor serves.
+ * 0 or -EIO.
+ */
+int bch_dev_read_direct(struct bch_dev *d, u64 sector, void *buf, size_t len);
 
 /* Whether @a and @b name the same device or file. */
 bool bch_same_file(const struct stat *a, const struct stat *b);

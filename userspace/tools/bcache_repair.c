@@ -57,15 +57,14 @@ static u64 bad_meta_sectors;
 static int tolerant_read(void *ctx, u64 sector, void *buf, size_t len)
 {
 	struct bch_dev *d = ctx;
-	size_t at;
+	size_t lb = max_t(size_t, d->lbs, 512), at;
 
-	if (!d->io.read(d, sector, buf, len))
+	if (!bch_dev_read_direct(d, sector, buf, len))
 		return 0;
-	for (at = 0; at < len; at += 512) {
-		size_t n = min_t(size_t, 512, len - at);
+	for (at = 0; at < len; at += lb) {
+		size_t n = min_t(size_t, lb, len - at);
 
-		if (pread(d->fd, (u8 *)buf + at, n,
-			  (off_t)(sector * 512 + at)) != (ssize_t)n) {
+		if (bch_dev_read_direct(d, sector + at / 512, (u8 *)buf + at, n)) {
 			memset((u8 *)buf + at, 0, n);
 			if (!bad_meta_sectors++)
 				bch_err("%s: read error at sector %llu: read as zeroes",
@@ -158,14 +157,14 @@ static int read_blocks(u64 at, u64 n, u64 origin_at, struct bch_range *bad,
 	u32 lbs = max_t(u32, in.lbs / 512, 1);
 	u64 i;
 
-	if (!in.io.read(&in, at, data_buf, n * 512))
+	if (!bch_dev_read_direct(&in, at, data_buf, n * 512))
 		return 0;
 	for (i = 0; i < n; i += lbs) {
 		u64 len = min_t(u64, lbs, n - i);
 		struct bch_range *last = *nbad ? &bad[*nbad - 1] : NULL;
 
-		if (pread(in.fd, data_buf + i * 512, len * 512,
-			  (off_t)((at + i) * 512)) == (ssize_t)(len * 512))
+		if (!bch_dev_read_direct(&in, at + i, data_buf + i * 512,
+					 len * 512))
 			continue;
 		memset(data_buf + i * 512, 0, len * 512);
 		if (last && last->end == origin_at + i)
@@ -304,8 +303,12 @@ static bool all_zero(const u8 *p, size_t len)
 
 /*
  * A clean input's copy: every sector, as is.  An image file is emptied
- * first and its zero chunks left as holes.
+ * first and its zero chunks left as holes.  COPY_UNREADABLE when part of
+ * the input does not read: a copy would then map zeroes as cached data,
+ * so the caller rebuilds instead, checking every extent's data.
  */
+#define COPY_UNREADABLE	(-1)
+
 static int plain_copy(void)
 {
 	off_t size = (off_t)(out.sectors * 512);
@@ -315,9 +318,10 @@ static int plain_copy(void)
 
 	for (at = 0; at < in.sectors; at += n) {
 		n = min_t(u64, CHUNK, in.sectors - at);
-		if (in.io.read(&in, at, data_buf, n * 512)) {
-			bch_err("%s: read error at sector %llu", in.path, at);
-			return BCH_EXIT_USAGE;
+		if (bch_dev_read_direct(&in, at, data_buf, n * 512)) {
+			bch_out("%s: sectors %llu-%llu do not read: rebuilding instead of copying\n",
+				in.path, at, at + n - 1);
+			return COPY_UNREADABLE;
 		}
 		if (holes && all_zero(data_buf, n * 512))
 			continue;
@@ -437,7 +441,10 @@ static int repair(void)
 		if (opt.in_place || opt.dry_run)
 			return 0;
 		r = open_output();
-		return r ? r : plain_copy();
+		if (!r)
+			r = plain_copy();
+		if (r != COPY_UNREADABLE)
+			return r;
 	}
 	r = bch_salvage_read(&sv, &in_io, &res.sb, note, NULL);
 	if (r == -ENODATA) {
@@ -457,7 +464,7 @@ static int repair(void)
 		return lost;
 	}
 	if (!opt.in_place) {
-		r = open_output();
+		r = out.path ? 0 : open_output();
 		if (r) {
 			bch_salvage_free(&sv);
 			return r;

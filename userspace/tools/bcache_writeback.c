@@ -212,34 +212,14 @@ static void lost(u64 start, u64 len)
 	st.lost += len;
 }
 
-/*
- * The cache opened again with O_DIRECT for the data: a read error then
- * costs the logical blocks that fail, not the page around them, and a
- * retry reads the device again.  -1 where O_DIRECT is not supported (an
- * image on tmpfs): the buffered descriptor serves.
- */
-static int data_fd = -1;
-
+/* A cache read, past the page cache, tried opt.retries more times. */
 static int read_cache(u64 sector, void *buf, u64 sectors)
 {
-	size_t len = sectors * 512;
 	unsigned int i;
 
-	for (i = 0; i <= opt.retries; i++) {
-		if (data_fd < 0) {
-			if (!cache.io.read(cache.io.ctx, sector, buf, len))
-				return 0;
-			continue;
-		}
-		if (pread(data_fd, buf, len, (off_t)(sector * 512)) == (ssize_t)len)
+	for (i = 0; i <= opt.retries; i++)
+		if (!bch_dev_read_direct(&cache, sector, buf, sectors * 512))
 			return 0;
-		/* Alignment O_DIRECT will not take: the buffered reads. */
-		if (errno == EINVAL) {
-			close(data_fd);
-			data_fd = -1;
-			return read_cache(sector, buf, sectors);
-		}
-	}
 	return -EIO;
 }
 
@@ -451,7 +431,6 @@ static int copy_all(void)
 
 	if (posix_memalign((void **)&buf, 4096, WB_CHUNK * 512))
 		return -ENOMEM;
-	data_fd = open(cache.path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	st.next_report = max_t(u64, st.sectors / 10, 1);
 	r = walk_dirty(copy_piece);
 	if (r == WB_STOP)
@@ -472,8 +451,6 @@ static int copy_all(void)
 		if (!left)
 			r = origin_clean();
 	}
-	if (data_fd >= 0)
-		close(data_fd);
 	free(buf);
 	free(done);
 	return r;

@@ -19,6 +19,8 @@ struct walker {
 	void *buf;			/* one node image */
 	u8 *slots;			/* per UUID slot: in use */
 	u32 nr_slots;
+	/* Below a damaged interior node, whose whole range is listed. */
+	bool listed;
 };
 
 /* A node being read: its keys, and whether any had to be left out. */
@@ -76,6 +78,8 @@ static int lose_range(struct walker *w, u64 lo_inode, u64 lo_off,
 	u64 hi_inode = bch_key_inode(hi), i;
 	int r = 0;
 
+	if (w->listed)
+		return 0;
 	for (i = lo_inode; i <= hi_inode && i < w->nr_slots && !r; i++) {
 		u64 start = i == lo_inode ? lo_off : 0;
 		u64 end = i == hi_inode ? hi->low : BCH_LOST_TO_END;
@@ -88,14 +92,15 @@ static int lose_range(struct walker *w, u64 lo_inode, u64 lo_off,
 
 /*
  * An extent the rebuilt set cannot keep: invalid as the driver judges
- * it, or with data in a journal bucket (the journal stays where the
+ * it, past the maximum key, or with data in a journal bucket (the journal stays where the
  * superblock puts it, so the rebuilt set would hold a bucket twice).
  */
 static bool bad_extent(const struct bch_salvage *sv, const struct bch_key *k)
 {
 	u32 i, p;
 
-	if (bch_extent_invalid(k, &sv->g.kg))
+	/* Past the maximum key, no node of a rebuilt tree can hold it. */
+	if (bch_extent_invalid(k, &sv->g.kg) || bch_key_cmp(k, &bch_max_key) > 0)
 		return true;
 	for (p = 0; p < bch_key_ptrs(k); p++)
 		for (i = 0; i < sv->sb.keys; i++)
@@ -284,8 +289,13 @@ static int walk_node(struct walker *w, const struct bch_key *nk, u32 level,
 		r = lose_range(w, lo_inode, lo_off, nk, "btree node damaged");
 		if (!r && !level)
 			r = keep_dirty(sv, first_key);
-		if (!r && level)
+		if (!r && level) {
+			bool was = w->listed;
+
+			w->listed = true;
 			r = walk_children(w, &nr, nk, lo_inode, lo_off);
+			w->listed = was;
+		}
 	} else {
 		r = level ? walk_children(w, &nr, nk, lo_inode, lo_off) : 0;
 	}

@@ -1,0 +1,153 @@
+# bcache_repair on a write-back cache the target wrote: 16 MiB of dirty
+# 4 KiB random writes (a two-level tree of about 4096 keys), the table
+# removed (everything committed: the journal replays no keys).  Then,
+# each time on a fresh copy of that cache:
+#  - two leaves (chosen at random) get their first sector overwritten:
+#    exactly their key ranges are listed as lost;
+#  - the cache sectors of one dirty extent's first 4 KiB read as errors
+#    (dm-error): exactly those 8 origin sectors are listed;
+#  - the root node is overwritten: all of the origin is listed;
+#  - the journal is zeroed: nothing usable (exit 3), nothing written.
+# Each repaired copy checks clean, and a table on it serves exactly the
+# written data outside the listed ranges and the origin's (zeroes) inside
+# them, with the dirty count the repair reported.
+. /tests/lib.sh
+load_module
+# vda's first 128 MiB is the cache; vdb holds the origin (MiB 0..64), a
+# copy of the cache as written (MiB 64..192) and the repaired copies
+# (MiB 256..384).
+cache_mib=128
+dmsetup create ssd --table "0 $((cache_mib * 2048)) linear $CACHE_DEV 0"
+dmsetup create org --table "0 $((64 * 2048)) linear $ORIGIN_DEV 0"
+dmsetup create keep --table "0 $((cache_mib * 2048)) linear $ORIGIN_DEV $((64 * 2048))"
+dmsetup create rep --table "0 $((cache_mib * 2048)) linear $ORIGIN_DEV $((256 * 2048))"
+dd if=/dev/zero of=/dev/mapper/org bs=1M count=64 oflag=direct status=none
+wipe_head /dev/mapper/ssd
+# 64 KiB buckets: 128-sector nodes, so 4096 keys take several leaves.
+bcache_format -q -b 64k -C /dev/mapper/ssd
+table() {	# table CACHE
+	echo "0 $((64 * 2048)) bcache $1 /dev/mapper/org 9 writeback $NOBYPASS writeback_delay 3600"
+}
+dmsetup create dmb --table "$(table /dev/mapper/ssd)"
+fio --name=w --filename=/dev/mapper/dmb --rw=randwrite --bs=4k --size=16M \
+	--offset=16M --direct=1 --ioengine=psync --randrepeat=1 \
+	--eta=never --output=/tmp/fio.out || { cat /tmp/fio.out; fail "fio"; }
+dirty=$(status_field dmb 4)
+expect_eq "dirty sectors written" "$dirty" $((16 * 2048))
+dd if=/dev/mapper/dmb of=/tmp/expected bs=1M skip=16 count=16 iflag=direct status=none
+dmsetup remove dmb
+bcache_check /dev/mapper/ssd | grep -q 'replay [0-9]*-[0-9]* with 0 keys' ||
+	fail "the journal still replays keys after the table went: $(bcache_check /dev/mapper/ssd | grep replay)"
+dd if=/dev/mapper/ssd of=/dev/mapper/keep bs=1M oflag=direct status=none
+bcache_dump /dev/mapper/ssd >/tmp/dump
+uuid=$(awk '/^uuid slot 0:/ { print $4 }' /tmp/dump)
+# Leaves in key order: "end offset" of each (MAX for the last).
+awk '/^node level 0:/ { split($4, k, ":"); print (k[1] == 0 ? k[2] : "end"), $8 }' /tmp/dump >/tmp/leaves
+nleaves=$(wc -l </tmp/leaves)
+log "$nleaves leaves"
+[ "$nleaves" -ge 4 ] || fail "only $nleaves leaves: the test needs a deeper tree"
+
+restore() {
+	dmsetup suspend ssd
+	dmsetup reload ssd --table "0 $((cache_mib * 2048)) linear $CACHE_DEV 0"
+	dmsetup resume ssd
+	dd if=/dev/mapper/keep of=/dev/mapper/ssd bs=1M oflag=direct status=none
+	wipe_head /dev/mapper/rep
+}
+# repair WANT_RC: the repair's output in /tmp/repair.out.
+repair() {
+	local rc=0
+	bcache_repair -i /dev/mapper/ssd -o /dev/mapper/rep >/tmp/repair.out 2>&1 || rc=$?
+	cat /tmp/repair.out
+	expect_eq "bcache_repair's exit code" $rc "$1"
+}
+# served LOST...: a table on the repaired copy serves the written data but
+# in the LOST ranges (origin sectors A-B, relative to MiB 16 here), where
+# it serves the origin's zeroes; its dirty count is the rest.
+served() {
+	local range a b lost=0
+	cp /tmp/expected /tmp/want
+	for range in "$@"; do
+		a=${range%-*} b=${range#*-}
+		dd if=/dev/zero of=/tmp/want bs=512 seek=$((a - 32768)) count=$((b - a + 1)) \
+			conv=notrunc status=none
+		lost=$((lost + b - a + 1))
+	done
+	bcache_check -q /dev/mapper/rep || fail "the repaired copy does not check clean"
+	dmsetup create dmb --table "$(table /dev/mapper/rep)"
+	expect_eq "dirty in the repaired cache" "$(status_field dmb 4)" $((dirty - lost))
+	dd if=/dev/mapper/dmb bs=1M skip=16 count=16 iflag=direct status=none |
+		cmp - /tmp/want || fail "the repaired cache serves other data"
+	dmsetup remove dmb
+}
+# The lost line of leaf number N (1-based) as bcache_repair prints it.
+leaf_lost() {
+	local lo=0 hi
+	[ "$1" -gt 1 ] && lo=$(sed -n "$(($1 - 1))p" /tmp/leaves | cut -d' ' -f1)
+	hi=$(sed -n "$1p" /tmp/leaves | cut -d' ' -f1)
+	[ "$hi" = end ] || hi=$((hi - 1))
+	echo "lost: slot 0 ($uuid) sectors $lo-$hi: btree node damaged"
+}
+leaf_sector() { sed -n "$1p" /tmp/leaves | cut -d' ' -f2 | cut -d: -f2; }
+
+log "two leaves overwritten"
+restore
+# Two leaves, not neighbours (their lost ranges would merge), not the
+# last (its range runs to the origin's end, beyond the data).
+a=$((RANDOM % (nleaves - 3) + 1))
+b=$((a + 2 + RANDOM % (nleaves - a - 2)))
+log "leaves $a and $b"
+for n in $a $b; do
+	dd if=/dev/urandom of=/dev/mapper/ssd bs=512 seek="$(leaf_sector $n)" count=1 \
+		oflag=direct status=none
+done
+repair 1
+expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" "$(leaf_lost $a; leaf_lost $b)"
+ranges=$(grep '^lost:' /tmp/repair.out | sed 's/.* sectors \([0-9]*-[0-9]*\):.*/\1/')
+# Clip to the written region (MiB 16..32).
+clipped=()
+for r in $ranges; do
+	lo=${r%-*} hi=${r#*-}
+	[ "$lo" -lt 32768 ] && lo=32768
+	[ "$hi" -gt 65535 ] && hi=65535
+	[ "$lo" -le "$hi" ] && clipped+=("$lo-$hi")
+done
+served "${clipped[@]}"
+
+log "one dirty extent's first 4 KiB unreadable"
+restore
+read -r ostart csector < <(awk '/^    key 0:.* dirty ptr/ { n++; if (n == 1000) {
+	split($2, r, "[:-]"); split($7, p, ":"); print r[2], p[2]; exit } }' /tmp/dump)
+log "origin sector $ostart, cache sector $csector"
+dmsetup suspend ssd
+dmsetup reload ssd --table "0 $csector linear $CACHE_DEV 0
+$csector 8 error
+$((csector + 8)) $((cache_mib * 2048 - csector - 8)) linear $CACHE_DEV $((csector + 8))"
+dmsetup resume ssd
+repair 1
+expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" \
+	"lost: slot 0 ($uuid) sectors $ostart-$((ostart + 7)): dirty data unreadable"
+served "$ostart-$((ostart + 7))"
+
+log "the root overwritten"
+restore
+root=$(awk '/^node level/ { split($8, p, ":"); print p[2]; exit }' /tmp/dump)
+dd if=/dev/zero of=/dev/mapper/ssd bs=512 seek="$root" count=8 oflag=direct status=none
+repair 1
+expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" \
+	"lost: slot 0 ($uuid) sectors 0-end: btree node damaged"
+served 32768-65535
+
+log "the journal zeroed"
+restore
+bsz=$(awk '/^  nbuckets/ { print $4 }' /tmp/dump)
+first=$(awk '/^  nbuckets/ { print $6 }' /tmp/dump)
+njournal=$(awk '/^  nbuckets/ { print $12 }' /tmp/dump)
+dd if=/dev/zero of=/dev/mapper/ssd bs=512 seek=$((first * bsz)) count=$((njournal * bsz)) \
+	oflag=direct status=none
+repair 3
+grep -q 'no valid entry' /tmp/repair.out || fail "exit 3 without saying why"
+expect_eq "the output's head after exit 3" "$(dd if=/dev/mapper/rep bs=1M count=1 status=none | tr -d '\0' | wc -c)" 0
+
+dmsetup remove ssd org keep rep
+exit 0
