@@ -279,6 +279,34 @@ if cmp -s "$tmp/rp-ip.out" "$tmp/rp.out"; then pass repair/in-place-data; else f
 run repair/rollback 0 'saved blocks written back' bcache_repair --rollback "$tmp/rp.undo" "$tmp/rp-ip.img"
 if cmp -s "$tmp/rp-ip.img" "$tmp/rp-d.img"; then pass repair/rollback-data; else failc repair/rollback-data "not the damaged image again"; fi
 run repair/rollback-wrong 2 'not an undo file' bcache_repair --rollback "$tmp/rp-d.img" "$tmp/rp-ip.img"
+# The flag that keeps the target off the device during the rebuild is
+# cleared at the end.
+if "$bin/bcache_check" "$tmp/rp-o.img" | grep -q needs_check ||
+	"$bin/bcache_check" "$tmp/rp-ip.img" | grep -q needs_check; then
+	failc repair/needs-check-cleared "a repaired cache still says needs_check"
+else
+	pass repair/needs-check-cleared
+fi
+# A rollback after the repaired cache was used (bcache_writeback journals
+# the pieces it cleans) is refused; --force does it.
+cp --sparse=always "$tmp/rp-d.img" "$tmp/rp-ip.img"
+rm -f "$tmp/rp.undo"
+"$bin/bcache_repair" -q --in-place --undo-file "$tmp/rp.undo" "$tmp/rp-ip.img"
+cp "$tmp/rp.undo" "$tmp/rp-torn.undo"
+cp "$tmp/rp.undo" "$tmp/rp-bad.undo"
+"$bin/bcache_writeback" -q "$tmp/rp-ip.img" "$rb_img"
+cp --sparse=always "$tmp/rp-ip.img" "$tmp/rp-used.img"
+run repair/rollback-used 2 'has been used since' bcache_repair --rollback "$tmp/rp.undo" "$tmp/rp-ip.img"
+if cmp -s "$tmp/rp-ip.img" "$tmp/rp-used.img"; then pass repair/rollback-used-untouched; else failc repair/rollback-used-untouched "written"; fi
+run repair/rollback-force 0 'saved blocks written back' bcache_repair --force --rollback "$tmp/rp.undo" "$tmp/rp-ip.img"
+# A damaged record before the end: nothing written back.  A torn last
+# record (the repair stopped while saving it): the others are.
+printf 'XXXXXXXX' | dd of="$tmp/rp-bad.undo" bs=1 seek=32 conv=notrunc status=none
+cp --sparse=always "$tmp/rp-used.img" "$tmp/rp-bad.img"
+run repair/rollback-damaged 2 'record 0 is damaged: nothing written back' bcache_repair --rollback "$tmp/rp-bad.undo" "$tmp/rp-bad.img"
+if cmp -s "$tmp/rp-bad.img" "$tmp/rp-used.img"; then pass repair/rollback-damaged-untouched; else failc repair/rollback-damaged-untouched "written"; fi
+truncate -s -30 "$tmp/rp-torn.undo"
+run repair/rollback-torn 0 'the last record is torn' bcache_repair --rollback "$tmp/rp-torn.undo" "$tmp/rp-bad.img"
 # The journal's keys: with all the data in the journal, a damaged root
 # leaf loses nothing of it (its range is listed all the same: what the
 # node held is unknown).

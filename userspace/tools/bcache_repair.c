@@ -44,6 +44,7 @@
 #define CHUNK		2048		/* sectors one data read moves */
 #define UNDO_MAGIC	"DMBUNDO1"
 #define UNDO_REC	0x5245434f444e55ULL	/* "UNDOREC" */
+#define UNDO_DONE	0x454e4f444f444e55ULL	/* "UNDODONE" */
 
 static struct bch_dev in, out;
 static struct {
@@ -51,13 +52,20 @@ static struct {
 	bool in_place, dry_run, force;
 } opt;
 
-/* Reads of the damaged device: what fails reads as zeroes, as damage. */
+/*
+ * Reads of the damaged device.  What fails reads as zeroes for the
+ * checker, which then reports damage where the walk needs it
+ * (check_io); the salvage is told besides (in_io: -EIO after the zeroes),
+ * so that an unreadable table or node counts as lost, never as an empty
+ * one.  The journal or prio chain failing to read then leaves nothing
+ * usable rather than an older state.
+ */
 static u64 bad_meta_sectors;
 
-static int tolerant_read(void *ctx, u64 sector, void *buf, size_t len)
+static int zero_fill_read(struct bch_dev *d, u64 sector, void *buf, size_t len)
 {
-	struct bch_dev *d = ctx;
 	size_t lb = max_t(size_t, d->lbs, 512), at;
+	int r = 0;
 
 	if (!bch_dev_read_direct(d, sector, buf, len))
 		return 0;
@@ -66,15 +74,27 @@ static int tolerant_read(void *ctx, u64 sector, void *buf, size_t len)
 
 		if (bch_dev_read_direct(d, sector + at / 512, (u8 *)buf + at, n)) {
 			memset((u8 *)buf + at, 0, n);
+			r = -EIO;
 			if (!bad_meta_sectors++)
-				bch_err("%s: read error at sector %llu: read as zeroes",
+				bch_err("%s: read error at sector %llu",
 					d->path, sector + at / 512);
 		}
 	}
+	return r;
+}
+
+static int check_read(void *ctx, u64 sector, void *buf, size_t len)
+{
+	zero_fill_read(ctx, sector, buf, len);
 	return 0;
 }
 
-static struct bch_meta_io in_io;	/* tolerant reads of INPUT */
+static int salvage_read(void *ctx, u64 sector, void *buf, size_t len)
+{
+	return zero_fill_read(ctx, sector, buf, len);
+}
+
+static struct bch_meta_io check_io, in_io;
 
 /*
  * In place, every write goes through here: the blocks it overwrites are
@@ -241,7 +261,7 @@ static int check_input(struct bch_check_result *res)
 {
 	struct bch_check_opts o = { 0 };
 
-	if (bch_check(&in_io, &o, NULL, res)) {
+	if (bch_check(&check_io, &o, NULL, res)) {
 		bch_err("%s: cannot read it", in.path);
 		return BCH_EXIT_USAGE;
 	}
@@ -254,10 +274,13 @@ static int check_input(struct bch_check_result *res)
 			in.path);
 		return EXIT_NOTHING;
 	}
-	if (!res->nr_damage && !res->needs_check) {
+	if (!res->nr_damage && !res->needs_check && !bad_meta_sectors) {
 		bch_out("%s: checks clean: nothing to repair\n", in.path);
 		return 1;
 	}
+	if (bad_meta_sectors)
+		bch_out("%s: %llu metadata sectors do not read\n", in.path,
+			bad_meta_sectors);
 	bch_out("%s: %u findings; salvaging\n", in.path, res->nr_damage);
 	return 0;
 }
@@ -333,6 +356,25 @@ static int plain_copy(void)
 	return dev_flush(&out) ? BCH_EXIT_USAGE : 0;
 }
 
+/* The new file's directory entry made durable too. */
+static int sync_dir(const char *path)
+{
+	char *copy = strdup(path), *slash;
+	int fd, r;
+
+	if (!copy)
+		return -1;
+	slash = strrchr(copy, '/');
+	if (slash)
+		*(slash == copy ? slash + 1 : slash) = 0;
+	fd = open(slash ? copy : ".", O_RDONLY | O_DIRECTORY);
+	r = fd < 0 || fsync(fd) ? -1 : 0;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return r;
+}
+
 static int open_undo(void)
 {
 	char hdr[32] = UNDO_MAGIC;
@@ -345,11 +387,23 @@ static int open_undo(void)
 	}
 	memcpy(hdr + 8, &in.sectors, 8);
 	if (write(undo_fd, hdr, sizeof(hdr)) != sizeof(hdr) ||
-	    fdatasync(undo_fd)) {
+	    fdatasync(undo_fd) || sync_dir(opt.undo)) {
 		bch_err("%s: %s", opt.undo, strerror(errno));
 		return BCH_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/*
+ * The last record: the newest journal seq the repair left, so a rollback
+ * can tell whether the repaired cache has been used since.
+ */
+static int undo_done(u64 seq)
+{
+	u64 rec[3] = { UNDO_DONE, seq, 0 };
+
+	return write(undo_fd, rec, sizeof(rec)) == sizeof(rec) &&
+	       !fdatasync(undo_fd) ? 0 : -EIO;
 }
 
 /* Write the saved blocks back, newest record first, so the oldest wins. */
@@ -359,8 +413,9 @@ static int rollback(const char *dev)
 	char hdr[32];
 	off_t *pos = NULL;
 	struct stat st;
-	u64 nr = 0, cap = 0, sectors, i;
+	u64 nr = 0, cap = 0, sectors, i, done_seq = 0;
 	void *buf = NULL;
+	bool done = false;
 	int fd, r;
 
 	fd = open(opt.rollback, O_RDONLY);
@@ -376,6 +431,7 @@ static int rollback(const char *dev)
 		bch_err("%s: %s", opt.rollback, strerror(errno));
 		return BCH_EXIT_USAGE;
 	}
+	r = BCH_EXIT_USAGE;
 	memcpy(&sectors, hdr + 8, 8);
 	if (sectors != in.sectors) {
 		bch_err("%s: %llu sectors, but the undo file was made on a device of %llu",
@@ -388,41 +444,75 @@ static int rollback(const char *dev)
 
 		if (!got)
 			break;
-		/* A torn last record: its block was never written. */
-		if (got != sizeof(rec) || rec.magic != UNDO_REC ||
-		    rec.len % 512 || rec.sector * 512 + rec.len >
-		    in.sectors * 512 ||
-		    at + (off_t)(sizeof(rec) + rec.len) > st.st_size ||
-		    lseek(fd, (off_t)rec.len, SEEK_CUR) < 0) {
-			bch_err("%s: record %llu is torn or damaged; the records before it are applied",
-				opt.rollback, nr);
+		if (got == sizeof(rec) && rec.magic == UNDO_DONE &&
+		    at + (off_t)sizeof(rec) == st.st_size) {
+			done = true;
+			done_seq = rec.sector;
 			break;
 		}
+		/*
+		 * Only the last record may be torn (the repair stopped while
+		 * writing it, before the block it saves was written); one
+		 * damaged before the end means the file cannot be trusted.
+		 */
+		if (got != sizeof(rec) || (rec.magic == UNDO_REC &&
+		    at + (off_t)(sizeof(rec) + rec.len) > st.st_size)) {
+			bch_out("%s: the last record is torn: its block was not written\n",
+				opt.rollback);
+			break;
+		}
+		if (rec.magic != UNDO_REC || rec.len % 512 ||
+		    rec.sector * 512 + rec.len > in.sectors * 512 ||
+		    lseek(fd, (off_t)rec.len, SEEK_CUR) < 0) {
+			bch_err("%s: record %llu is damaged: nothing written back",
+				opt.rollback, nr);
+			goto out;
+		}
 		if (nr == cap) {
+			off_t *more = realloc(pos, (cap ? cap * 2 : 64) *
+					      sizeof(*pos));
+
+			if (!more)
+				goto out;
+			pos = more;
 			cap = cap ? cap * 2 : 64;
-			pos = realloc(pos, cap * sizeof(*pos));
-			if (!pos)
-				return BCH_EXIT_USAGE;
 		}
 		pos[nr++] = at;
 	}
-	for (i = nr; i-- > 0;) {
-		if (pread(fd, &rec, sizeof(rec), pos[i]) != sizeof(rec) ||
-		    !(buf = realloc(buf, rec.len)) ||
-		    pread(fd, buf, rec.len, pos[i] + sizeof(rec)) !=
-		    (ssize_t)rec.len ||
-		    in.io.write(&in, rec.sector, buf, rec.len)) {
-			bch_err("%s: cannot write back record %llu", dev, i);
-			return BCH_EXIT_USAGE;
+	if (done && !opt.force) {
+		struct bch_check_result res;
+
+		if (bch_check(&in.io, &(struct bch_check_opts){ 0 }, NULL, &res) ||
+		    res.newest_seq != done_seq) {
+			bch_err("%s: the repaired cache has been used since (journal seq %llu, the repair left %llu): rolling back would pair the old index with newer data; --force to do it anyway",
+				dev, res.newest_seq, done_seq);
+			goto out;
 		}
 	}
+	for (i = nr; i-- > 0;) {
+		void *more = NULL;
+
+		if (pread(fd, &rec, sizeof(rec), pos[i]) != sizeof(rec) ||
+		    !(more = realloc(buf, rec.len)) ||
+		    pread(fd, more, rec.len, pos[i] + sizeof(rec)) !=
+		    (ssize_t)rec.len ||
+		    in.io.write(&in, rec.sector, more, rec.len)) {
+			bch_err("%s: cannot write back record %llu", dev, i);
+			if (more)
+				buf = more;
+			goto out;
+		}
+		buf = more;
+	}
+	if (!dev_flush(&in)) {
+		bch_out("%s: %llu saved blocks written back\n", dev, nr);
+		r = 0;
+	}
+out:
 	free(buf);
 	free(pos);
 	close(fd);
-	if (dev_flush(&in))
-		return BCH_EXIT_USAGE;
-	bch_out("%s: %llu saved blocks written back\n", dev, nr);
-	return 0;
+	return r;
 }
 
 static int repair(void)
@@ -480,9 +570,22 @@ static int repair(void)
 		in.io.write = undo_write;
 		dst = &in.io;
 	}
-	r = bch_rebuild_write(&sv, dst, &ops, &rb);
+	/*
+	 * In place, the device says needs_check until the rebuild is done:
+	 * the target refuses it meanwhile (the old journal is already gone
+	 * once the base is written, and the new tree not yet there).
+	 */
+	r = 0;
+	if (opt.in_place) {
+		struct bch_sb held = sv.sb;
+
+		held.flags |= BCH_CACHE_NEEDS_CHECK;
+		r = bch_sb_write(dst, &held) ?: dev_flush(dst->ctx);
+	}
+	if (!r)
+		r = bch_rebuild_write(&sv, dst, &ops, &rb);
 	sv.sb.flags &= ~BCH_CACHE_NEEDS_CHECK;
-	if (!r && (!opt.in_place || res.needs_check))
+	if (!r)
 		r = bch_sb_write(dst, &sv.sb);
 	if (!r)
 		r = dev_flush(dst->ctx);
@@ -500,6 +603,10 @@ static int repair(void)
 	if (r || res.nr_damage) {
 		bch_err("the repaired cache does not check clean (%u findings): a bug, please report it",
 			res.nr_damage);
+		return BCH_EXIT_USAGE;
+	}
+	if (opt.in_place && undo_done(res.newest_seq)) {
+		bch_err("%s: %s", opt.undo, strerror(errno));
 		return BCH_EXIT_USAGE;
 	}
 	return lost;
@@ -558,6 +665,7 @@ int main(int argc, char **argv)
 			     "no operands: INPUT and OUTPUT are -i and -o");
 	if (r >= 0)
 		return r;
+	bch_crc64_init();
 	if (opt.rollback) {
 		if (opt.in_place || opt.input || opt.output || opt.undo) {
 			bch_err("--rollback takes only an undo file and DEVICE");
@@ -583,14 +691,16 @@ int main(int argc, char **argv)
 		return BCH_EXIT_USAGE;
 	}
 
-	bch_crc64_init();
 	r = bch_dev_open(&in, opt.input,
 			 opt.in_place && !opt.dry_run ? BCH_OPEN_WRITE : 0);
 	if (r)
 		return BCH_EXIT_USAGE;
 	in_io = in.io;
-	in_io.read = tolerant_read;
+	in_io.read = salvage_read;
+	in_io.write = NULL;		/* INPUT is written through in.io only */
 	in_io.ctx = &in;
+	check_io = in_io;
+	check_io.read = check_read;
 	data_buf = aligned_alloc(4096, CHUNK * 512);
 	if (!data_buf)
 		return BCH_EXIT_USAGE;

@@ -21,6 +21,8 @@ struct walker {
 	u32 nr_slots;
 	/* Below a damaged interior node, whose whole range is listed. */
 	bool listed;
+	u8 *visited;			/* per bucket: a node read from it */
+	bool table_fallback;		/* the UUID table is not the newest's */
 };
 
 /* A node being read: its keys, and whether any had to be left out. */
@@ -167,6 +169,8 @@ static int take_bset(void *ctx, const struct bch_bset_disk *b, u32 block,
 			nr->bad_key = true;
 		prev = k;
 		have_prev = true;
+		/* The recovery rule, as the checker applies it to extents. */
+		bch_gen_adopt(&sv->g, sv->gens, k.ptr[0]);
 		nr->err = add_key(sv, &k);
 	}
 	return nr->err;
@@ -226,11 +230,16 @@ static int walk_children(struct walker *w, struct node_read *nr,
 
 		j = bch_ikeys_pick(nr->kids, nr->nr_kids, i, &sv->g.kg,
 				   is_live, w, &p);
-		if (!p.live || p.freeing || p.second ||
-		    bch_key_cmp(p.live, nk) > 0 ||
+		if (!p.live || p.freeing || bch_key_cmp(p.live, nk) > 0 ||
 		    bch_key_cmp_pos(p.live, lo_inode, lo_off) <= 0)
 			continue;
-		r = walk_node(w, p.live, nr->level - 1, lo_inode, lo_off);
+		/* Two live children here: which one lookups used is unknown. */
+		if (p.second)
+			r = lose_range(w, lo_inode, lo_off, p.live,
+				       "two live btree children");
+		else
+			r = walk_node(w, p.live, nr->level - 1, lo_inode,
+				      lo_off);
 		lo_inode = bch_key_inode(p.live);
 		lo_off = p.live->low;
 	}
@@ -253,6 +262,8 @@ static int walk_node(struct walker *w, const struct bch_key *nk, u32 level,
 	sv->nodes++;
 	if (bch_key_size(nk) != sv->g.btree_sectors)
 		err = "wrong node size";
+	else if (bucket < sv->g.kg.nbuckets && w->visited[bucket]++)
+		err = "reached twice";	/* a loop, or a shared child */
 	else if (w->io->read(w->io->ctx, bch_ptr_offset(nk->ptr[0]), w->buf,
 			     (size_t)sv->g.btree_sectors * 512))
 		err = "unreadable";
@@ -328,7 +339,8 @@ static int walk_tree(struct walker *w, const struct bch_jset_disk *j)
 		return lose_range(w, 0, 0, &bch_max_key, "btree root lost");
 	}
 	w->buf = bch_zalloc((size_t)sv->g.btree_sectors * 512);
-	if (!w->buf)
+	w->visited = bch_zalloc(sv->g.kg.nbuckets);
+	if (!w->buf || !w->visited)
 		return -ENOMEM;
 	return walk_node(w, &root, level, 0, 0);
 }
@@ -343,7 +355,11 @@ static bool read_table(struct walker *w, const struct bch_meta_io *io,
 	u32 i;
 
 	bch_key_decode(j->uuid_bucket, BCH_BKEY_PAD_U64S, &k);
-	if (bch_btree_ptr_invalid(&k, &sv->g.kg) ||
+	if (bch_btree_ptr_invalid(&k, &sv->g.kg))
+		return false;
+	/* A table whose bucket was reused since holds something else. */
+	bch_gen_adopt(&sv->g, sv->gens, k.ptr[0]);
+	if (!bch_key_live(&sv->g, sv->gens, &k) ||
 	    io->read(io->ctx, bch_ptr_offset(k.ptr[0]), sv->uuids,
 		     sv->g.meta_bucket_bytes))
 		return false;
@@ -371,6 +387,7 @@ static int read_uuids(struct walker *w, const struct bch_meta_io *io,
 {
 	struct bch_salvage *sv = w->sv;
 	struct bch_jset_disk *j;
+	__le64 tried;
 	void *copy;
 	bool ok;
 	u32 i;
@@ -389,14 +406,21 @@ static int read_uuids(struct walker *w, const struct bch_meta_io *io,
 		say(w, "the UUID table journal seq %llu names is damaged or unreadable",
 		    sv->newest_seq);
 	bch_jscan_sort(js);
+	tried = js->newest.uuid_bucket[1];
 	for (i = js->nr; !ok && i-- > 0;) {
 		if (!js->e[i].valid || js->e[i].seq >= sv->newest_seq ||
 		    bch_jscan_read(io, &sv->sb, &sv->g, &js->e[i], &j))
 			continue;
-		ok = read_table(w, io, j, copy);
-		if (ok)
+		/* The same table as the one tried last: damaged there too. */
+		if (j->uuid_bucket[1] != tried) {
+			tried = j->uuid_bucket[1];
+			ok = read_table(w, io, j, copy);
+		}
+		if (ok) {
 			say(w, "UUID table: the one journal seq %llu names is used",
 			    js->e[i].seq);
+			w->table_fallback = true;
+		}
 		bch_free(j);
 	}
 	bch_free(copy);
@@ -418,8 +442,11 @@ static int take_jkey(void *ctx, const struct bch_key *k)
 	struct bch_salvage *sv = w->sv;
 	u64 inode = bch_key_inode(k);
 
-	if (!bad_extent(sv, k))
+	if (!bad_extent(sv, k)) {
+		if (bch_key_ptrs(k))
+			bch_gen_adopt(&sv->g, sv->gens, k->ptr[0]);
 		return add_key(sv, k);
+	}
 	sv->keys_dropped++;
 	say(w, "journal key at %llu:%llu (%u sectors): invalid; left out",
 	    inode, k->low, bch_key_size(k));
@@ -478,22 +505,47 @@ static int read_prios(struct walker *w, const struct bch_meta_io *io,
 	return 0;
 }
 
-/* With no UUID table, every origin that has keys has lost them all. */
-static int lose_orphans(struct bch_salvage *sv)
+/*
+ * Keys of slots the table used does not have in use are left out: a
+ * retired slot's are dead, and a free slot may be handed to a new origin,
+ * which must not find them.  When that table is not the newest (an older
+ * one, or none could be read), those slots may have been origins in use:
+ * everything they held is listed as lost.
+ */
+static int drop_unslotted(struct walker *w)
 {
-	u32 i, j;
+	struct bch_salvage *sv = w->sv;
+	bool list = w->table_fallback || sv->uuids_lost;
+	u8 *listed = NULL;
+	u32 i, n = 0, tree = 0;
 	int r = 0;
 
-	for (i = 0; i < sv->nr_keys && !r; i++) {
-		u64 inode = bch_key_inode(&sv->keys[i]);
-
-		for (j = 0; j < sv->nr_lost; j++)
-			if (sv->lost[j].inode == inode)
-				break;
-		if (j == sv->nr_lost)
-			r = bch_salvage_lose(sv, inode, 0, BCH_LOST_TO_END,
-					     "UUID table lost");
+	if (list) {
+		listed = bch_zalloc((BCH_KEY_MAX_INODE + 1) / 8);
+		if (!listed)
+			return -ENOMEM;
 	}
+	for (i = 0; i < sv->nr_keys && !r; i++) {
+		const struct bch_key *k = &sv->keys[i];
+		u64 inode = bch_key_inode(k);
+
+		if (inode < w->nr_slots && w->slots[inode]) {
+			sv->keys[n++] = *k;
+			tree += i < sv->tree_keys;
+			continue;
+		}
+		sv->keys_unslotted++;
+		if (!list ||
+		    (listed[inode / 8] & (1 << (inode % 8))))
+			continue;
+		listed[inode / 8] |= 1 << (inode % 8);
+		r = bch_salvage_lose(sv, inode, 0, BCH_LOST_TO_END,
+				     sv->uuids_lost ? "UUID table lost" :
+				     "slot not in the UUID table used");
+	}
+	sv->nr_keys = n;
+	sv->tree_keys = tree;
+	bch_free(listed);
 	return r;
 }
 
@@ -509,8 +561,10 @@ int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
 	sv->sb = *sb;
 	bch_geom_init(&sv->g, &sv->sb);
 	r = bch_jscan_run(io, &sv->sb, &sv->g, &js, NULL, NULL);
-	if (r)
+	if (r) {
+		bch_jscan_free(&js);
 		return r;
+	}
 	if (!js.have_newest) {
 		say(&w, "journal: no valid entry: root, prio chain and UUID table unknown");
 		bch_jscan_free(&js);
@@ -528,11 +582,12 @@ int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
 		r = bch_jscan_replay(io, &sv->sb, &sv->g, &js, take_jkey, &w);
 	if (!r)
 		count_missing(&w, &js);
-	if (!r && sv->uuids_lost)
-		r = lose_orphans(sv);
+	if (!r)
+		r = drop_unslotted(&w);
 	bch_jscan_free(&js);
 	bch_free(w.buf);
 	bch_free(w.slots);
+	bch_free(w.visited);
 	if (r)
 		bch_salvage_free(sv);
 	return r;

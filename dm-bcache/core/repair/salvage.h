@@ -54,6 +54,7 @@ struct bch_salvage {
 	u64 nodes, nodes_damaged;
 	u64 journal_missing;		/* entries of the replay range */
 	u64 keys_dropped;		/* invalid keys left out */
+	u64 keys_unslotted;		/* of slots the table has not in use */
 	bool root_lost;
 	bool uuids_lost;		/* no table read: every slot free */
 };

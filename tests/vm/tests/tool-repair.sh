@@ -6,6 +6,7 @@
 #    exactly their key ranges are listed as lost;
 #  - the cache sectors of one dirty extent's first 4 KiB read as errors
 #    (dm-error): exactly those 8 origin sectors are listed;
+#  - a leaf's first sectors read as errors: exactly its range is listed;
 #  - the root node is overwritten: all of the origin is listed;
 #  - the journal is zeroed: nothing usable (exit 3), nothing written.
 # Each repaired copy checks clean, and a table on it serves exactly the
@@ -128,6 +129,24 @@ repair 1
 expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" \
 	"lost: slot 0 ($uuid) sectors $ostart-$((ostart + 7)): dirty data unreadable"
 served "$ostart-$((ostart + 7))"
+
+log "a leaf that does not read (dm-error)"
+restore
+n=$((RANDOM % (nleaves - 1) + 1))
+ls=$(leaf_sector $n)
+log "leaf $n at cache sector $ls"
+dmsetup suspend ssd
+dmsetup reload ssd --table "0 $ls linear $CACHE_DEV 0
+$ls 8 error
+$((ls + 8)) $((cache_mib * 2048 - ls - 8)) linear $CACHE_DEV $((ls + 8))"
+dmsetup resume ssd
+repair 1
+expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" "$(leaf_lost $n)"
+r=$(grep '^lost:' /tmp/repair.out | sed 's/.* sectors \([0-9]*-[0-9]*\):.*/\1/')
+lo=${r%-*} hi=${r#*-}
+[ "$lo" -lt 32768 ] && lo=32768
+[ "$hi" -gt 65535 ] && hi=65535
+served "$lo-$hi"
 
 log "the root overwritten"
 restore
