@@ -69,8 +69,9 @@ classes() { grep -Ev '^(#|$)' "$top/tests/vm/damage-classes.txt"; }
 # repaired NAME IMG: bcache_repair on a damaged image, two results.  The
 # exit code says what happened and the output agrees: 0 nothing lost and
 # no 'lost:' line, 1 'lost:' lines, 3 nothing usable and no output
-# written.  A repaired copy checks clean, and repairing it again is a
-# plain copy (nothing to repair, identical).
+# written.  A repaired copy checks clean, and a repair of it finds
+# nothing to do (the plain copy that then makes is the seeded cases'
+# repair/clean-copy: here it would read every image twice per class).
 repaired() {	# repaired NAME IMG
 	local name=$1 img=$2 out=$tmp/repaired.img again=$tmp/repaired2.img rc lost
 	rm -f "$out" "$again"
@@ -88,11 +89,10 @@ repaired() {	# repaired NAME IMG
 	if [ $rc = 3 ]; then
 		pass "$name/repaired"
 	elif "$bin/bcache_check" -q "$out" &&
-		"$bin/bcache_repair" -i "$out" -o "$again" 2>&1 | grep -q 'checks clean: nothing to repair' &&
-		cmp -s "$out" "$again"; then
+		"$bin/bcache_repair" -n -i "$out" 2>&1 | grep -q 'checks clean: nothing to repair'; then
 		pass "$name/repaired"
 	else
-		failc "$name/repaired" "the repaired copy does not check clean, or a second repair changed it"
+		failc "$name/repaired" "the repaired copy does not check clean, or a second repair would change it"
 	fi
 	rm -f "$out" "$again"
 }

@@ -5,7 +5,9 @@
  * a journal entry naming its root, is a cache that bch_check() finds
  * clean, with the node and key counts the tree has.  Then appending a
  * bset to a leaf keeps it clean, and an appended bset whose extent
- * crosses the leaf's key is caught.
+ * crosses the leaf's key is caught.  Hostile trees (an interior node
+ * without a live child, children shared between positions) are refused
+ * and walked once.
  */
 #include <stdlib.h>
 
@@ -17,6 +19,7 @@
 #include "btree/node_io.h"
 #include "btree/btree_load.h"
 #include "journal/journal_write.h"
+#include "repair/salvage.h"
 
 #define BUCKETS		1024
 #define BUCKET		128		/* sectors: 64 KiB nodes */
@@ -337,6 +340,74 @@ UNIT_TEST(tree_image_empty_interior_refused)
 UNIT_TEST(tree_image_interior_without_live_child_refused)
 {
 	empty_interior(true);
+}
+
+#define SHARED_KIDS 200
+
+/* An interior node whose SHARED_KIDS pointers all address @child. */
+static void write_shared(struct image *im, struct bch_node_out *out,
+			 const struct bch_node_out *child)
+{
+	struct bch_key kids[SHARED_KIDS];
+	u32 i;
+
+	for (i = 0; i < SHARED_KIDS; i++) {
+		if (i == SHARED_KIDS - 1)
+			bch_key_init(&kids[i], BCH_KEY_MAX_INODE,
+				     BCH_KEY_MAX_OFFSET, im->g.btree_sectors,
+				     false);
+		else
+			bch_key_init(&kids[i], 0, (i + 1) * 8ULL,
+				     im->g.btree_sectors, false);
+		bch_key_add_ptr(&kids[i], child->key.ptr[0]);
+	}
+	bch_key_init(&out->key, BCH_KEY_MAX_INODE, BCH_KEY_MAX_OFFSET,
+		     im->g.btree_sectors, false);
+	CHECK(!alloc_node(im, &out->key));
+	CHECK(!bch_node_write_new(&im->io, &im->g, out, kids, SHARED_KIDS));
+}
+
+/*
+ * Hostile metadata: three levels where every pointer of an interior node
+ * addresses the one node below.  The checker reports the shared buckets
+ * and reads each node once, as the salvage does (the repeats are damage,
+ * their ranges lost): the checker walking every reference read
+ * SHARED_KIDS^2 leaves, and the target's constructor runs it.
+ */
+UNIT_TEST(tree_image_shared_children_walked_once)
+{
+	struct bch_check_opts o = { 0 };
+	struct bch_check_result res;
+	struct bch_node_out leaf = { 0 }, mid = { 0 }, top = { 0 };
+	struct bch_bnode root = { .level = 2 };
+	struct bch_btree t = { .root = &root };
+	struct bch_salvage sv;
+	struct image im;
+
+	image_setup(&im);
+	bch_key_init(&leaf.key, BCH_KEY_MAX_INODE, BCH_KEY_MAX_OFFSET,
+		     im.g.btree_sectors, false);
+	CHECK(!alloc_node(&im, &leaf.key));
+	CHECK(!bch_node_write_new(&im.io, &im.g, &leaf, NULL, 0));
+	write_shared(&im, &mid, &leaf);
+	write_shared(&im, &top, &mid);
+	root.key = top.key;
+	write_root_entry(&im, &t);
+
+	CHECK(!bch_check(&im.io, &o, NULL, &res));
+	CHECK(res.btree_nodes == 3);
+	CHECK(res.damage[BCH_DMG_BUCKET_CONFLICT] == 2);
+
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	/*
+	 * The salvage walks a child only inside the range its parent gives
+	 * it, so of the one mid node's children just the first is walked;
+	 * the top's other SHARED_KIDS - 1 pointers reach the mid node again.
+	 */
+	CHECK(sv.nodes == SHARED_KIDS + 2);
+	CHECK(sv.nodes_damaged == SHARED_KIDS - 1);
+	bch_salvage_free(&sv);
+	free(im.data);
 }
 
 #define NKEYS 12000	/* most of the 8 journal buckets of 64 KiB */

@@ -31,22 +31,31 @@ struct walk {
 	u64 keys;
 };
 
-static void claim(struct bch_chk *c, u64 ptr, u8 kind, bool dirty)
+/*
+ * Claim @ptr's bucket for the final accounting.  True when a btree node
+ * at that pointer was claimed before: the walk reaches it again (two
+ * parents, or two positions, point at it), which the accounting reports
+ * as a bucket holding two live nodes.
+ */
+static bool claim(struct bch_chk *c, u64 ptr, u8 kind, bool dirty)
 {
 	u64 b = bch_ptr_bucket(&c->g, ptr);
 	struct bch_bucket_use *u;
 	u8 gen = bch_ptr_gen(ptr);
+	bool again = false;
 
 	if (bch_ptr_dev(ptr) != c->g.nr_this_dev || b >= c->g.kg.nbuckets)
-		return;
+		return false;
 	u = &c->use[b];
 	if (kind == BCH_USE_BTREE) {
 		if (!(u->flags & BCH_USE_BTREE) ||
 		    bch_gen_stale(gen, u->btree_gen)) {
 			u->btree_gen = gen;
 			u->btree_count = 1;
-		} else if (gen == u->btree_gen && u->btree_count < 255) {
-			u->btree_count++;
+		} else if (gen == u->btree_gen) {
+			again = true;
+			if (u->btree_count < 255)
+				u->btree_count++;
 		}
 	} else if (!(u->flags & BCH_USE_DATA) ||
 		   bch_gen_stale(gen, u->data_gen)) {
@@ -56,6 +65,7 @@ static void claim(struct bch_chk *c, u64 ptr, u8 kind, bool dirty)
 		      bch_gen_stale(u->dirty_gen, gen)))
 		u->dirty_gen = gen;
 	u->flags |= kind | (dirty ? BCH_USE_DIRTY : 0);
+	return again;
 }
 
 static bool live_ptr(struct bch_chk *c, const struct bch_key *k)
@@ -241,10 +251,17 @@ static int walk_children(struct walk *w)
 		}
 		if (!p.live || p.freeing)
 			continue;
-		claim(c, p.live->ptr[0], BCH_USE_BTREE, false);
-		r = walk_node(c, p.live, w->level - 1, lo_inode, lo_offset);
-		if (r)
-			return r;
+		/*
+		 * A node reached again is walked once: walking it at every
+		 * reference could cost (children per node)^depth reads on
+		 * hostile metadata, in the target's constructor too.
+		 */
+		if (!claim(c, p.live->ptr[0], BCH_USE_BTREE, false)) {
+			r = walk_node(c, p.live, w->level - 1, lo_inode,
+				      lo_offset);
+			if (r)
+				return r;
+		}
 		lo_inode = bch_key_inode(p.live);
 		lo_offset = p.live->low;
 		reached = !bch_key_cmp(p.live, w->nk);
