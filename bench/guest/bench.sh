@@ -212,15 +212,18 @@ meminfo_kib() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
 # the bytes it wrote to the cache device for it (the SSD seen through
 # dm-linear here, so that its writes are counted).  The RAM disk is
 # written whole first, so that its own pages are all there before.
+# The memory is what tearing the system down gives back: measured with
+# the system up and filled, then again once it is down, with nothing
+# else running in between.  A before/after-setup difference instead
+# spans the fill, whose own allocations (fio, page cache, reclaimable
+# slab the drop does not fully return) came and went: it once read
+# -55 MiB per GiB.
 footprint() {
-	local s=$1 u0 m0 v0 u1 m1 v1 w0 w1 user=$((CACHE_MIB * 3 / 4)) ssd=$SSD stat
+	local s=$1 u1 m1 v1 u2 m2 v2 w0 w1 user=$((CACHE_MIB * 3 / 4)) ssd=$SSD stat
 	dd if=/dev/zero of="$SSD" bs=1M oflag=direct status=none
 	dmsetup create ssdlin --table "0 $(blockdev --getsz $SSD) linear $SSD 0"
 	SSD=/dev/mapper/ssdlin
 	stat=/sys/block/dm-$(dmsetup info -c --noheadings -o minor ssdlin)/stat
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	u0=$(used_kib) m0=$(meminfo_kib Slab) v0=$(meminfo_kib VmallocUsed)
 	w0=$(awk '{ print $7 }' "$stat")
 	sys_up "$s"
 	fio --eta=never --name=fill --filename="$DEV" --ioengine=libaio --direct=1 \
@@ -229,11 +232,14 @@ footprint() {
 	echo 3 >/proc/sys/vm/drop_caches
 	u1=$(used_kib) m1=$(meminfo_kib Slab) v1=$(meminfo_kib VmallocUsed)
 	sys_down "$s"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	u2=$(used_kib) m2=$(meminfo_kib Slab) v2=$(meminfo_kib VmallocUsed)
 	w1=$(awk '{ print $7 }' "$stat")
 	dmsetup remove --retry ssdlin
 	SSD=$ssd
 	# less the MiB sys_up zeroed
-	echo "$s,$((u1 - u0)),$((m1 - m0)),$((v1 - v0)),$(( (w1 - w0) * 512 - 1048576 )),$((user * 1048576))" >>$RES/footprint.csv
+	echo "$s,$((u1 - u2)),$((m1 - m2)),$((v1 - v2)),$(( (w1 - w0) * 512 - 1048576 )),$((user * 1048576))" >>$RES/footprint.csv
 }
 echo "system,used_kib,slab_kib,vmalloc_kib,cache_written,user_written" >$RES/footprint.csv
 footprint dmb-wt
