@@ -62,25 +62,45 @@ static struct {
  */
 static u64 bad_meta_sectors;
 
-static int zero_fill_read(struct bch_dev *d, u64 sector, void *buf, size_t len)
+/*
+ * Read @sectors at @sector of @d into @buf; if that fails, logical block
+ * by logical block, each one that fails zeroed and handed to @bad (its
+ * sector and length).  -EIO when any block failed.  The metadata reads
+ * and the data reads both go through here.
+ */
+static int read_by_block(struct bch_dev *d, u64 sector, u8 *buf, u64 sectors,
+			 void (*bad)(void *ctx, u64 sector, u64 n), void *ctx)
 {
-	size_t lb = max_t(size_t, d->lbs, 512), at;
+	u64 lb = max_t(u64, d->lbs / 512, 1), i;
 	int r = 0;
 
-	if (!bch_dev_read_direct(d, sector, buf, len))
+	if (!bch_dev_read_direct(d, sector, buf, sectors * 512))
 		return 0;
-	for (at = 0; at < len; at += lb) {
-		size_t n = min_t(size_t, lb, len - at);
+	for (i = 0; i < sectors; i += lb) {
+		u64 n = min_t(u64, lb, sectors - i);
 
-		if (bch_dev_read_direct(d, sector + at / 512, (u8 *)buf + at, n)) {
-			memset((u8 *)buf + at, 0, n);
-			r = -EIO;
-			if (!bad_meta_sectors++)
-				bch_err("%s: read error at sector %llu",
-					d->path, sector + at / 512);
-		}
+		if (!bch_dev_read_direct(d, sector + i, buf + i * 512, n * 512))
+			continue;
+		memset(buf + i * 512, 0, n * 512);
+		bad(ctx, sector + i, n);
+		r = -EIO;
 	}
 	return r;
+}
+
+static void meta_bad(void *ctx, u64 sector, u64 n)
+{
+	struct bch_dev *d = ctx;
+
+	if (!bad_meta_sectors)
+		bch_err("%s: read error at sector %llu", d->path, sector);
+	bad_meta_sectors += n;
+}
+
+static int zero_fill_read(struct bch_dev *d, u64 sector, void *buf, size_t len)
+{
+	return read_by_block(d, sector, buf, DIV_ROUND_UP(len, 512), meta_bad,
+			     d);
 }
 
 static int check_read(void *ctx, u64 sector, void *buf, size_t len)
@@ -171,53 +191,46 @@ static void note(void *ctx, const char *msg)
 static u8 *data_buf;
 static u64 copied;
 
-static int read_blocks(u64 at, u64 n, u64 origin_at, struct bch_range *bad,
-		       int *nbad)
+/* The unreadable runs of one extent, in origin sectors, merged. */
+struct bad_runs {
+	struct bch_range *r;
+	int n;
+	u64 delta;		/* origin sector less cache sector */
+};
+
+static void data_bad(void *ctx, u64 sector, u64 n)
 {
-	u32 lbs = max_t(u32, in.lbs / 512, 1);
-	u64 i;
+	struct bad_runs *b = ctx;
+	struct bch_range *last = b->n ? &b->r[b->n - 1] : NULL;
+	u64 start = sector + b->delta;
 
-	if (!bch_dev_read_direct(&in, at, data_buf, n * 512))
-		return 0;
-	for (i = 0; i < n; i += lbs) {
-		u64 len = min_t(u64, lbs, n - i);
-		struct bch_range *last = *nbad ? &bad[*nbad - 1] : NULL;
-
-		if (!bch_dev_read_direct(&in, at + i, data_buf + i * 512,
-					 len * 512))
-			continue;
-		memset(data_buf + i * 512, 0, len * 512);
-		if (last && last->end == origin_at + i)
-			last->end += len;
-		else if (*nbad < BCH_REBUILD_MAX_BAD)
-			bad[(*nbad)++] = (struct bch_range){ origin_at + i,
-							     origin_at + i + len };
-		else
-			last->end = origin_at + i + len;
-	}
-	return 1;
+	if (last && last->end == start)
+		last->end += n;
+	else if (b->n < BCH_REBUILD_MAX_BAD)
+		b->r[b->n++] = (struct bch_range){ start, start + n };
+	else
+		last->end = start + n;
 }
 
 static int data_hook(void *ctx, const struct bch_key *k, struct bch_range *bad)
 {
-	u64 at = bch_ptr_offset(k->ptr[0]), origin_at = bch_key_start(k);
-	u64 left = bch_key_size(k);
-	int nbad = 0;
+	u64 at = bch_ptr_offset(k->ptr[0]), left = bch_key_size(k);
+	/* Unsigned wrap-around keeps the sum right when start < at. */
+	struct bad_runs runs = { bad, 0, bch_key_start(k) - at };
 
 	(void)ctx;
 	while (left) {
 		u64 n = min_t(u64, left, CHUNK);
 
-		read_blocks(at, n, origin_at, bad, &nbad);
+		read_by_block(&in, at, data_buf, n, data_bad, &runs);
 		if (!opt.in_place &&
 		    out.io.write(&out, at, data_buf, n * 512))
 			return -EIO;
 		copied += n;
 		at += n;
-		origin_at += n;
 		left -= n;
 	}
-	return nbad;
+	return runs.n;
 }
 
 static const char *slot_uuid(const struct bch_salvage *sv, u64 inode,

@@ -90,6 +90,25 @@ leaf_lost() {
 	echo "lost: slot 0 ($uuid) sectors $lo-$hi: btree node damaged"
 }
 leaf_sector() { sed -n "$1p" /tmp/leaves | cut -d' ' -f2 | cut -d: -f2; }
+# Cache sectors SECTOR..SECTOR+7 read as errors until the next restore.
+error_at() {
+	dmsetup suspend ssd
+	dmsetup reload ssd --table "0 $1 linear $CACHE_DEV 0
+$1 8 error
+$(($1 + 8)) $((cache_mib * 2048 - $1 - 8)) linear $CACHE_DEV $(($1 + 8))"
+	dmsetup resume ssd
+}
+# served for the ranges the repair listed, clipped to the written region.
+served_listed() {
+	local r lo hi clipped=()
+	for r in $(grep '^lost:' /tmp/repair.out | sed 's/.* sectors \([0-9]*-[0-9]*\):.*/\1/'); do
+		lo=${r%-*} hi=${r#*-}
+		[ "$lo" -lt 32768 ] && lo=32768
+		[ "$hi" -gt 65535 ] && hi=65535
+		[ "$lo" -le "$hi" ] && clipped+=("$lo-$hi")
+	done
+	served "${clipped[@]}"
+}
 
 log "two leaves overwritten"
 restore
@@ -104,27 +123,14 @@ for n in $a $b; do
 done
 repair 1
 expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" "$(leaf_lost $a; leaf_lost $b)"
-ranges=$(grep '^lost:' /tmp/repair.out | sed 's/.* sectors \([0-9]*-[0-9]*\):.*/\1/')
-# Clip to the written region (MiB 16..32).
-clipped=()
-for r in $ranges; do
-	lo=${r%-*} hi=${r#*-}
-	[ "$lo" -lt 32768 ] && lo=32768
-	[ "$hi" -gt 65535 ] && hi=65535
-	[ "$lo" -le "$hi" ] && clipped+=("$lo-$hi")
-done
-served "${clipped[@]}"
+served_listed
 
 log "one dirty extent's first 4 KiB unreadable"
 restore
 read -r ostart csector < <(awk '/^    key 0:.* dirty ptr/ { n++; if (n == 1000) {
 	split($2, r, "[:-]"); split($7, p, ":"); print r[2], p[2]; exit } }' /tmp/dump)
 log "origin sector $ostart, cache sector $csector"
-dmsetup suspend ssd
-dmsetup reload ssd --table "0 $csector linear $CACHE_DEV 0
-$csector 8 error
-$((csector + 8)) $((cache_mib * 2048 - csector - 8)) linear $CACHE_DEV $((csector + 8))"
-dmsetup resume ssd
+error_at "$csector"
 repair 1
 expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" \
 	"lost: slot 0 ($uuid) sectors $ostart-$((ostart + 7)): dirty data unreadable"
@@ -135,18 +141,10 @@ restore
 n=$((RANDOM % (nleaves - 1) + 1))
 ls=$(leaf_sector $n)
 log "leaf $n at cache sector $ls"
-dmsetup suspend ssd
-dmsetup reload ssd --table "0 $ls linear $CACHE_DEV 0
-$ls 8 error
-$((ls + 8)) $((cache_mib * 2048 - ls - 8)) linear $CACHE_DEV $((ls + 8))"
-dmsetup resume ssd
+error_at "$ls"
 repair 1
 expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" "$(leaf_lost $n)"
-r=$(grep '^lost:' /tmp/repair.out | sed 's/.* sectors \([0-9]*-[0-9]*\):.*/\1/')
-lo=${r%-*} hi=${r#*-}
-[ "$lo" -lt 32768 ] && lo=32768
-[ "$hi" -gt 65535 ] && hi=65535
-served "$lo-$hi"
+served_listed
 
 log "the root overwritten"
 restore
