@@ -11,6 +11,8 @@
 #   make lint          checkpatch and sparse over the module (must be clean)
 #   make unit          userspace unit tests of core/ under ASan/UBSan
 #   make check         every test: unit, lint, VM suites on 6.1 and 6.12
+#   make check-lvm2    lvm2's own cache tests against the patched lvm2 (run
+#                      when lvm2-plugin/patches change)
 #   make demo          boot a VM, create a bcache device, show it working
 #   make lvm2          Debian's lvm2 packages with lvm2-plugin/patches applied,
 #                      built once per series (cached), into build/lvm2/
@@ -30,7 +32,7 @@ KMOD_DIR = $(BUILD)/kmod/$(KVER)
 MODULE = $(KMOD_DIR)/dm-bcache.ko
 CHECKPATCH = $(BUILD)/linux-scripts/scripts/checkpatch.pl
 
-.PHONY: all deps deps-build module userspace lint unit check demo bench lvm2 clean
+.PHONY: all deps deps-build module userspace lint unit check check-lvm2 demo bench lvm2 clean
 
 all: module userspace
 
@@ -60,6 +62,9 @@ unit:
 
 check:
 	bash tests/run-all.sh
+
+check-lvm2:
+	bash tests/lvm2-suite.sh
 
 demo:
 	bash scripts/demo.sh

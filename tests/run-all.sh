@@ -57,13 +57,13 @@ KLOG_TESTS=(bad-tables cache-format data-backing mainline-cross
 	klog-warn klog-clear klog-clear-first klog-flood klog-teardown klog-quiet)
 
 # How many results each suite that is not a list of VM tests gives.
-N_UNIT=87
+N_UNIT=89
 N_PROBE=11
-# tools.sh: 278 fixed cases, and each damage class on two images (check,
+# tools.sh: 286 fixed cases, and each damage class on two images (check,
 # dump, json, repair, repaired); the images phase: check, dump, json and
 # the same five for each class.
 N_CLASSES=$(grep -cEv '^(#|$)' tests/vm/damage-classes.txt)
-N_TOOLS=$((278 + 10 * N_CLASSES))
+N_TOOLS=$((286 + 10 * N_CLASSES))
 N_CLI=159
 N_DOCS=$((4 + $(find docs/man -name '*.[78]' | wc -l)))
 N_BENCH_REPORT=16
@@ -175,12 +175,12 @@ for k in "${kernels[@]}"; do
 	# In the listed order on 6.1 and reversed on 6.12: a test that leans
 	# on what another left behind fails on one of them.
 	order=("${VM_TESTS[@]}")
-	# wb-sustained, a throughput guard (80 s), lvm-testsuite, lvm2's
-	# own tests (3 min; lvm's side does not change with the kernel, and
-	# lvm-bcache runs on both), tool-writeback and tool-repair (offline
-	# tools; the kernel only writes their input) run on 6.1 alone: the
-	# hour's budget;
-	# make bench measures write-back on both kernels.
+	# wb-sustained, a throughput guard (80 s), lvm-testsuite, the
+	# series' test in lvm2's harness (lvm's side does not change with
+	# the kernel, and lvm-bcache runs on both), tool-writeback and
+	# tool-repair (offline tools; the kernel only writes their input)
+	# run on 6.1 alone: the hour's budget; make bench measures
+	# write-back on both kernels.
 	[ "$k" = "$KVER_61" ] || mapfile -t order < <(printf '%s\n' "${VM_TESTS[@]}" |
 		grep -vx -e wb-sustained -e lvm-testsuite -e tool-writeback \
 			-e tool-repair | tac)
@@ -208,10 +208,14 @@ for k in "${kernels[@]}"; do
 	phase "write-back power cut on $k"
 	vm_suite "$k" wbcut1 persist-wb-write
 	KEEP_DISKS=1 vm_suite "$k" wbcut2 persist-wb-read
-	# And on a make-bcache -B origin, whose superblock must say dirty.
-	phase "write-back power cut, backing origin, on $k"
-	vm_suite "$k" wbbcut1 persist-wbb-write
-	KEEP_DISKS=1 vm_suite "$k" wbbcut2 persist-wbb-read
+	# And on a make-bcache -B origin, whose superblock must say dirty:
+	# on 6.1 alone, since it differs from the cut above only in the
+	# layout the core writes, not in what the kernel does with the bios.
+	if [ "$k" = "$KVER_61" ]; then
+		phase "write-back power cut, backing origin, on $k"
+		vm_suite "$k" wbbcut1 persist-wbb-write
+		KEEP_DISKS=1 vm_suite "$k" wbbcut2 persist-wbb-read
+	fi
 	# And under lvm: the cut with a write-back bcache LV active.
 	phase "lvm power cut on $k"
 	vm_suite "$k" lvmcut1 lvm-cut-write

@@ -243,6 +243,12 @@ static void jset_seq_jump(struct bch_jset_disk *j)
 	j->seq = cpu_to_le64(le64_to_cpu(j->seq) + 5);
 }
 
+/* last_seq past the entry's own seq: where replay starts is unknown. */
+static void jset_last_seq_past(struct bch_jset_disk *j)
+{
+	j->last_seq = cpu_to_le64(le64_to_cpu(j->seq) + 5);
+}
+
 static void jset_uuid_far(struct bch_jset_disk *j)
 {
 	struct bch_key k;
@@ -396,7 +402,8 @@ static int keys_case(const char *cls)
 
 static const char * const classes[] = {
 	"sb-bitflip", "sb-magic", "sb-csum", "truncate", "journal-csum",
-	"journal-seq", "journal-entry", "journal-key", "root-level",
+	"journal-seq", "journal-last-seq", "journal-entry", "journal-key",
+	"root-level",
 	"uuid-ptr", "prio-csum", "prio-magic", "node-bitflip",
 	"node-magic", "node-zero", "key-range", "key-overlap", "key-order",
 	"key-journal-bucket",
@@ -429,6 +436,9 @@ static int damage(const char *cls)
 	if (!strcmp(cls, "journal-seq"))
 		return need(f.have_jset, "journal entry") ?:
 		       edit_jset(jset_seq_jump);
+	if (!strcmp(cls, "journal-last-seq"))
+		return need(f.have_jset, "journal entry") ?:
+		       edit_jset(jset_last_seq_past);
 	if (!strcmp(cls, "journal-entry"))
 		return jset_damage_middle();
 	if (!strcmp(cls, "journal-key"))

@@ -313,11 +313,39 @@ run repair/rollback-torn 0 'the last record is torn' bcache_repair --rollback "$
 cp --sparse=always "$rc_img" "$tmp/rp-j.img"
 "$bin/bcache_format" -q --wipe-bcache -b 128k -w 512 -C "$tmp/rp-j.img" -B "$rb_img"
 "$bin/bcache_seed" --dirty --journal "$tmp/rp-j.img" "$rb_img" "$tmp/seed.data" 4 >/dev/null
+cp --sparse=always "$tmp/rp-j.img" "$tmp/rp-jl.img"
 "$bin/bcache_damage" node-zero "$tmp/rp-j.img" >/dev/null
 run repair/journal 1 '1024 from the journal' bcache_repair -i "$tmp/rp-j.img" -o "$tmp/rp-jo.img"
 "$bin/bcache_export" -q --sectors 8192 "$tmp/rp-jo.img" "$rb_img" "$tmp/rp-j.out"
 if cmp -s -n $((4 << 20)) "$tmp/rp-j.out" "$tmp/seed.data"; then pass repair/journal-data; else failc repair/journal-data "differs from the seeded data"; fi
-# Nothing usable: exit 3, nothing written.
+# The UUID table lost, and no older journal entry naming another: no
+# origin's slot is known, so all each slot held is listed (not dropped
+# unsaid, as a table taken for empty would).
+cp --sparse=always "$rc_img" "$tmp/rp-u.img"
+"$bin/bcache_damage" uuid-ptr "$tmp/rp-u.img" >/dev/null
+run repair/uuids-lost 1 '^lost: slot 0 \([-0-9a-f]+\) sectors 0-end: UUID table lost' \
+	bcache_repair -i "$tmp/rp-u.img" -o "$tmp/rp-uo.img"
+# An in-place repair that stops part way (neither the undo file nor the
+# device may grow past 2 MiB: the first write beyond fails) leaves the
+# device flagged needs_check, which the target refuses; the undo file
+# gives the damaged image back, and a second repair completes.
+cp --sparse=always "$tmp/rp-d.img" "$tmp/rp-i.img"
+rm -f "$tmp/rp-i.undo" "$tmp/rp-i2.undo"
+run repair/interrupted 2 'writing the repaired cache failed' /bin/bash -c \
+	"trap '' XFSZ; ulimit -f 2048; exec '$bin/bcache_repair' --in-place --undo-file '$tmp/rp-i.undo' '$tmp/rp-i.img'"
+run repair/interrupted-flagged 1 'needs_check set' bcache_check "$tmp/rp-i.img"
+cp --sparse=always "$tmp/rp-i.img" "$tmp/rp-i2.img"
+run repair/interrupted-rollback 0 'saved blocks written back' bcache_repair --rollback "$tmp/rp-i.undo" "$tmp/rp-i2.img"
+if cmp -s "$tmp/rp-i2.img" "$tmp/rp-d.img"; then pass repair/interrupted-rollback-data; else failc repair/interrupted-rollback-data "not the damaged image again"; fi
+run repair/interrupted-again 1 'btree node damaged' bcache_repair --in-place --undo-file "$tmp/rp-i2.undo" "$tmp/rp-i.img"
+run repair/interrupted-again-check 0 ' 0 damage findings, 0 tolerated, 0 notes' bcache_check "$tmp/rp-i.img"
+# The newest entry's last_seq past its seq: replay's start is unknown,
+# so nothing is replayed and every range the journal logs is listed (the
+# 4 MiB the journal alone holds, past the backing data offset), not
+# dropped unsaid.
+"$bin/bcache_damage" journal-last-seq "$tmp/rp-jl.img" >/dev/null
+run repair/journal-range-unknown 1 '^lost: slot 0 \([-0-9a-f]+\) sectors 16-8207: journal replay range unknown' \
+	bcache_repair -i "$tmp/rp-jl.img" -o "$tmp/rp-jlo.img"
 cp --sparse=always "$rc_img" "$tmp/rp-p.img"
 "$bin/bcache_damage" prio-magic "$tmp/rp-p.img" >/dev/null
 run repair/no-prios 3 'bucket generations are unknown' bcache_repair -i "$tmp/rp-p.img" -o "$tmp/rp-po.img"

@@ -7,7 +7,7 @@
  * bset to a leaf keeps it clean, and an appended bset whose extent
  * crosses the leaf's key is caught.  Hostile trees (an interior node
  * without a live child, children shared between positions) are refused
- * and walked once.
+ * and walked once; two live children at one position lose their range.
  */
 #include <stdlib.h>
 
@@ -156,6 +156,24 @@ static void write_root_entry(struct image *im, const struct bch_btree *t)
 	CHECK(!img_write(im, bch_bucket_sector(&im->g, im->sb.d[0]) + 1, j, 512));
 	bch_jscan_free(&s);
 	free(j);
+}
+
+/* UUID slot 0 in use, in the table the newest journal entry names. */
+static void use_slot0(struct image *im)
+{
+	struct bch_uuid_entry_disk *tbl = calloc(1, im->g.meta_bucket_bytes);
+	struct bch_jscan s;
+	struct bch_key uk;
+
+	CHECK(!bch_jscan_run(&im->io, &im->sb, &im->g, &s, NULL, NULL));
+	bch_key_decode(s.newest.uuid_bucket, BCH_BKEY_PAD_U64S, &uk);
+	CHECK(!img_read(im, bch_ptr_offset(uk.ptr[0]), tbl,
+			im->g.meta_bucket_bytes));
+	memset(tbl[0].uuid, 0x5a, sizeof(tbl[0].uuid));
+	CHECK(!img_write(im, bch_ptr_offset(uk.ptr[0]), tbl,
+			 im->g.meta_bucket_bytes));
+	bch_jscan_free(&s);
+	free(tbl);
 }
 
 static const struct bch_bnode *first_leaf(const struct bch_btree *t)
@@ -410,6 +428,52 @@ UNIT_TEST(tree_image_shared_children_walked_once)
 	free(im.data);
 }
 
+/*
+ * An interior node with two live pointers at one position: which child
+ * lookups used is unknown, so the salvage takes neither child's keys and
+ * lists the position's whole range as lost.
+ */
+UNIT_TEST(tree_image_two_live_children_listed)
+{
+	struct bch_node_out leaf[2] = { 0 }, top = { 0 };
+	struct bch_key kids[2], k;
+	struct bch_salvage sv;
+	struct image im;
+	u32 i;
+
+	image_setup(&im);
+	for (i = 0; i < 2; i++) {
+		bch_key_init(&leaf[i].key, BCH_KEY_MAX_INODE,
+			     BCH_KEY_MAX_OFFSET, im.g.btree_sectors, false);
+		CHECK(!alloc_node(&im, &leaf[i].key));
+		bch_key_init(&k, 0, 64 * (i + 1), 8, true);
+		bch_key_add_ptr(&k, bch_make_ptr(0, bch_bucket_sector(&im.g,
+							FIRST_DATA + i), 0));
+		CHECK(!bch_node_write_new(&im.io, &im.g, &leaf[i], &k, 1));
+		kids[i] = leaf[i].key;
+	}
+	bch_key_init(&top.key, BCH_KEY_MAX_INODE, BCH_KEY_MAX_OFFSET,
+		     im.g.btree_sectors, false);
+	CHECK(!alloc_node(&im, &top.key));
+	CHECK(!bch_node_write_new(&im.io, &im.g, &top, kids, 2));
+	{
+		struct bch_bnode root = { .level = 1, .key = top.key };
+		struct bch_btree t = { .root = &root };
+
+		write_root_entry(&im, &t);
+	}
+	use_slot0(&im);
+
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	CHECK(sv.nodes == 1 && sv.nr_keys == 0);
+	CHECK(sv.nr_lost == 1 && sv.lost[0].inode == 0 &&
+	      sv.lost[0].start == 0 &&
+	      sv.lost[0].end == BCH_LOST_TO_END &&
+	      !strcmp(sv.lost[0].why, "two live btree children"));
+	bch_salvage_free(&sv);
+	free(im.data);
+}
+
 #define NKEYS 12000	/* most of the 8 journal buckets of 64 KiB */
 
 /*
@@ -473,5 +537,63 @@ UNIT_TEST(journal_write_round_trip)
 	CHECK(res.nr_damage == 0);
 	bch_jwriter_close(&w);
 	free(keys);
+	free(im.data);
+}
+
+/* Counts the keys replay hands on; a key past the maximum fails. */
+static int count_key(void *ctx, const struct bch_key *k)
+{
+	(*(u32 *)ctx)++;
+	return bch_key_cmp(k, &bch_max_key) > 0 ? -EINVAL : 0;
+}
+
+/*
+ * A key whose header claims more pointers than its entry has words left
+ * (checksum recomputed): replay hands on the keys before it and counts
+ * the entry as cut short, so the salvage can say its tail is lost.
+ */
+UNIT_TEST(journal_replay_counts_cut_short)
+{
+	struct bch_jwriter w;
+	struct bch_jset_disk *j;
+	struct bch_jscan s;
+	struct bch_key keys[40];
+	struct image im;
+	u64 sector;
+	u32 i, got = 0;
+
+	image_setup(&im);
+	for (i = 0; i < 40; i++) {
+		bch_key_init(&keys[i], 0, 16 * (i + 1), 8, true);
+		bch_key_add_ptr(&keys[i], bch_make_ptr(0, bch_bucket_sector(&im.g,
+							FIRST_DATA) + 8 * i, 0));
+	}
+	CHECK(!bch_jscan_run(&im.io, &im.sb, &im.g, &s, NULL, NULL));
+	CHECK(!bch_jwriter_open(&w, &im.io, &im.sb, &im.g, &s));
+	bch_jscan_free(&s);
+	CHECK(bch_jwriter_write(&w, keys, 40) == 40);
+	bch_jwriter_close(&w);
+
+	CHECK(!bch_jscan_run(&im.io, &im.sb, &im.g, &s, NULL, NULL));
+	CHECK(!bch_jscan_replay(&im.io, &im.sb, &im.g, &s, count_key, &got));
+	CHECK(got == 40 && s.cut_short == 0);
+	bch_jscan_sort(&s);
+	CHECK(s.nr && s.e[s.nr - 1].valid && s.e[s.nr - 1].u64s == 40 * 3);
+	CHECK(!bch_jscan_read(&im.io, &im.sb, &im.g, &s.e[s.nr - 1], &j));
+	/* Key 38's header: 7 pointers, where 6 words are left. */
+	j->d[38 * 3] |= cpu_to_le64(7ULL << 60);
+	j->csum = cpu_to_le64(bch_jset_csum(j));
+	sector = bch_bucket_sector(&im.g, im.sb.d[s.e[s.nr - 1].ring]) +
+		 (u64)s.e[s.nr - 1].block * im.g.block_sectors;
+	CHECK(!img_write(&im, sector, j,
+			 (sizeof(*j) + 40 * 3 * 8 + 511) / 512 * 512));
+	free(j);
+	bch_jscan_free(&s);
+
+	got = 0;
+	CHECK(!bch_jscan_run(&im.io, &im.sb, &im.g, &s, NULL, NULL));
+	CHECK(!bch_jscan_replay(&im.io, &im.sb, &im.g, &s, count_key, &got));
+	CHECK(got == 38 && s.cut_short == 1);
+	bch_jscan_free(&s);
 	free(im.data);
 }

@@ -108,7 +108,7 @@ fi
 # out (a folder whose path names lvm2-testsuite; lib/ holds the harness
 # scripts without .sh, lib/not, and a wrapper per lvm command that runs
 # the lvm found in PATH past the folder), with lvm2's shell tests, of
-# which tests/vm/tests/lvm-testsuite.sh names the ones it runs.
+# which the tests/vm/tests/lvm-testsuite*.sh name the ones they run.
 lvm2_ts=$lvm2_debs/testsuite
 if [ -d "$lvm2_ts" ]; then
 	ts=$stage/opt/lvm2-testsuite

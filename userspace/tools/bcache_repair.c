@@ -266,7 +266,11 @@ static int report(const struct bch_salvage *sv)
 	if (sv->journal_missing)
 		bch_out("lost: the writes logged in %llu missing journal entries (their ranges are unknown)\n",
 			sv->journal_missing);
-	return sv->nr_lost || sv->journal_missing ? EXIT_LOST : 0;
+	if (sv->journal_cut)
+		bch_out("lost: the writes logged after a key that does not decode, in %u journal entries (their ranges are unknown)\n",
+			sv->journal_cut);
+	return sv->nr_lost || sv->journal_missing || sv->journal_cut ?
+	       EXIT_LOST : 0;
 }
 
 /* The input checked: 0 damaged, 1 clean (nothing to do), else exit code. */

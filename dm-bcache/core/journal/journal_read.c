@@ -152,6 +152,7 @@ int bch_jscan_replay(const struct bch_meta_io *io, const struct bch_sb *sb,
 	u32 i;
 
 	bch_jscan_sort(s);
+	s->cut_short = 0;
 	for (i = 0; i < s->nr && !r; i++) {
 		const struct bch_jentry *e = &s->e[i];
 		struct bch_jset_disk *j;
@@ -167,8 +168,10 @@ int bch_jscan_replay(const struct bch_meta_io *io, const struct bch_sb *sb,
 			struct bch_key k;
 			u32 n = bch_key_decode(j->d + at, e->u64s - at, &k);
 
-			if (!n)
+			if (!n) {
+				s->cut_short++;
 				break;
+			}
 			at += n;
 			if (bch_key_size(&k) && bch_key_size(&k) <= k.low)
 				r = fn(ctx, &k);

@@ -29,6 +29,8 @@ struct bch_jscan {
 	bool have_newest;
 	u64 newest_seq;
 	struct bch_jset_disk newest;	/* header of the newest valid entry */
+	/* Replayed entries whose keys stop at one that does not decode. */
+	u32 cut_short;
 };
 
 /*
@@ -62,8 +64,9 @@ void bch_jscan_free(struct bch_jscan *s);
 /*
  * Replay: hand the keys of every valid entry from the newest entry's
  * last_seq on to @fn, oldest entry first, each seq once, keys in the
- * order they were logged.  Sorts @s.  0, -EIO on a read error, or the
- * first non-zero @fn returned.
+ * order they were logged; an entry's keys end at the first that does not
+ * decode (counted in @s->cut_short: the rest cannot be parsed).  Sorts @s.
+ * 0, -EIO on a read error, or the first non-zero @fn returned.
  */
 int bch_jscan_replay(const struct bch_meta_io *io, const struct bch_sb *sb,
 		     const struct bch_geom *g, struct bch_jscan *s,

@@ -482,6 +482,50 @@ static void count_missing(struct walker *w, const struct bch_jscan *js)
 	}
 }
 
+/* A journal key when the replay range is unknown: its range is listed. */
+static int lose_jkey(void *ctx, const struct bch_key *k)
+{
+	struct walker *w = ctx;
+	u64 inode = bch_key_inode(k);
+
+	if (inode >= w->nr_slots || !w->slots[inode] ||
+	    bch_key_size(k) > k->low)
+		return 0;
+	return bch_salvage_lose(w->sv, inode, bch_key_start(k), k->low,
+				"journal replay range unknown");
+}
+
+/*
+ * The journal's keys after the tree's, from the newest entry's last_seq
+ * on; when that is past the newest seq itself, every key any valid entry
+ * holds is listed instead.
+ */
+static int replay_journal(struct walker *w, const struct bch_meta_io *io,
+			  struct bch_jscan *js)
+{
+	struct bch_salvage *sv = w->sv;
+	u64 last = le64_to_cpu(js->newest.last_seq);
+	int r;
+
+	if (last <= sv->newest_seq) {
+		r = bch_jscan_replay(io, &sv->sb, &sv->g, js, take_jkey, w);
+		if (!r)
+			count_missing(w, js);
+	} else {
+		say(w, "journal seq %llu: last_seq %llu is past it: replay's start unknown",
+		    sv->newest_seq, last);
+		say(w, "journal: nothing replayed; every range it logs is listed");
+		sv->journal_range_unknown = true;
+		js->newest.last_seq = 0;
+		r = bch_jscan_replay(io, &sv->sb, &sv->g, js, lose_jkey, w);
+	}
+	sv->journal_cut = js->cut_short;
+	if (js->cut_short)
+		say(w, "journal: %u entries cut short by a key that does not decode",
+		    js->cut_short);
+	return r;
+}
+
 static int read_prios(struct walker *w, const struct bch_meta_io *io,
 		      const struct bch_jset_disk *j)
 {
@@ -579,9 +623,7 @@ int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
 		r = walk_tree(&w, &js.newest);
 	sv->tree_keys = sv->nr_keys;
 	if (!r)
-		r = bch_jscan_replay(io, &sv->sb, &sv->g, &js, take_jkey, &w);
-	if (!r)
-		count_missing(&w, &js);
+		r = replay_journal(&w, io, &js);
 	if (!r)
 		r = drop_unslotted(&w);
 	bch_jscan_free(&js);

@@ -12,8 +12,9 @@
  *
  * What cannot be read is listed as lost: the key range of a node that
  * does not verify (a damaged node's newer keys may have covered any of
- * it), and the journal entries missing from the replay range (their
- * ranges are unknown, so they are counted, not listed).
+ * it), and the journal entries missing from the replay range or cut short
+ * by a key that does not decode (their ranges are unknown, so they are
+ * counted, not listed).
  *
  * Used by bcache_repair only: the target never runs it.  Not thread-safe:
  * one caller owns a struct bch_salvage.
@@ -53,6 +54,14 @@ struct bch_salvage {
 	u32 nr_lost, cap_lost;
 	u64 nodes, nodes_damaged;
 	u64 journal_missing;		/* entries of the replay range */
+	u32 journal_cut;		/* entries whose keys stop early */
+	/*
+	 * The newest entry's last_seq is past its own seq: where replay
+	 * starts is unknown, so nothing is replayed and the range of every
+	 * key the journal holds is listed instead (replaying entries older
+	 * than the real start could put back data written over since).
+	 */
+	bool journal_range_unknown;
 	u64 keys_dropped;		/* invalid keys left out */
 	u64 keys_unslotted;		/* of slots the table has not in use */
 	bool root_lost;
