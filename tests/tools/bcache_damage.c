@@ -405,7 +405,7 @@ static const char * const classes[] = {
 	"journal-seq", "journal-last-seq", "journal-entry", "journal-key",
 	"root-level",
 	"uuid-ptr", "prio-csum", "prio-magic", "node-bitflip",
-	"node-magic", "node-zero", "key-range", "key-overlap", "key-order",
+	"node-magic", "node-zero", "root-zero", "key-range", "key-overlap", "key-order",
 	"key-journal-bucket",
 	"stale-gen",
 };
@@ -462,6 +462,9 @@ static int damage(const char *cls)
 	if (!strcmp(cls, "node-zero"))
 		return need(f.have_leaf, "btree leaf") ?:
 		       (wr(bch_ptr_offset(f.leaf.ptr[0]), zero, 512) ? 2 : 0);
+	if (!strcmp(cls, "root-zero"))
+		return need(f.have_jset, "journal entry") ?:
+		       (wr(bch_ptr_offset(f.root.ptr[0]), zero, 512) ? 2 : 0);
 	if (!strncmp(cls, "key-", 4))
 		return keys_case(cls);
 	if (!strcmp(cls, "stale-gen"))

@@ -307,6 +307,17 @@ run repair/rollback-damaged 2 'record 0 is damaged: nothing written back' bcache
 if cmp -s "$tmp/rp-bad.img" "$tmp/rp-used.img"; then pass repair/rollback-damaged-untouched; else failc repair/rollback-damaged-untouched "written"; fi
 truncate -s -30 "$tmp/rp-torn.undo"
 run repair/rollback-torn 0 'the last record is torn' bcache_repair --rollback "$tmp/rp-torn.undo" "$tmp/rp-bad.img"
+# The root node zeroed (two levels, all 4 MiB dirty in the leaves): the
+# whole origin is listed, and the leaves, found by scanning the buckets,
+# give back all their dirty data: the copy serves the seeded 4 MiB.
+cp --sparse=always "$rc_img" "$tmp/rp-r.img"
+"$bin/bcache_damage" root-zero "$tmp/rp-r.img" >/dev/null
+run repair/root-zero 1 'scan: 1024 dirty extents of theirs kept in lost ranges, 0 left out' \
+	bcache_repair -i "$tmp/rp-r.img" -o "$tmp/rp-ro.img"
+run repair/root-zero-listed 1 '^lost: slot 0 \([-0-9a-f]+\) sectors 0-end: btree node damaged' \
+	bcache_repair -n -i "$tmp/rp-r.img"
+"$bin/bcache_export" -q --sectors 8192 "$tmp/rp-ro.img" "$rb_img" "$tmp/rp-r.out"
+if cmp -s -n $((4 << 20)) "$tmp/rp-r.out" "$tmp/seed.data"; then pass repair/root-zero-data; else failc repair/root-zero-data "differs from the seeded data"; fi
 # The journal's keys: with all the data in the journal, a damaged root
 # leaf loses nothing of it (its range is listed all the same: what the
 # node held is unknown).

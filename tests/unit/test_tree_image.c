@@ -430,8 +430,9 @@ UNIT_TEST(tree_image_shared_children_walked_once)
 
 /*
  * An interior node with two live pointers at one position: which child
- * lookups used is unknown, so the salvage takes neither child's keys and
- * lists the position's whole range as lost.
+ * lookups used is unknown, so the salvage walks neither child and lists
+ * the position's whole range as lost; the scan for orphaned nodes then
+ * keeps both children's dirty data, which does not overlap.
  */
 UNIT_TEST(tree_image_two_live_children_listed)
 {
@@ -465,11 +466,81 @@ UNIT_TEST(tree_image_two_live_children_listed)
 	use_slot0(&im);
 
 	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
-	CHECK(sv.nodes == 1 && sv.nr_keys == 0);
+	CHECK(sv.nodes == 1);
+	/* Both children, and the empty root leaf the format wrote. */
+	CHECK(sv.orphan_nodes == 3 && sv.orphan_keys == 2 && sv.nr_keys == 2);
 	CHECK(sv.nr_lost == 1 && sv.lost[0].inode == 0 &&
 	      sv.lost[0].start == 0 &&
 	      sv.lost[0].end == BCH_LOST_TO_END &&
 	      !strcmp(sv.lost[0].why, "two live btree children"));
+	bch_salvage_free(&sv);
+	free(im.data);
+}
+
+/* A dirty (or clean) extent of 8 sectors ending at @end, data in @bucket. */
+static void extent8(struct image *im, struct bch_key *k, u64 end, u64 bucket,
+		    bool dirty)
+{
+	bch_key_init(k, 0, end, 8, dirty);
+	bch_key_add_ptr(k, bch_make_ptr(0, bch_bucket_sector(&im->g, bucket),
+					0));
+}
+
+/* A leaf holding @keys, in a new node bucket. */
+static void write_leaf(struct image *im, struct bch_node_out *out,
+		       const struct bch_key *keys, u32 nr)
+{
+	bch_key_init(&out->key, BCH_KEY_MAX_INODE, BCH_KEY_MAX_OFFSET,
+		     im->g.btree_sectors, false);
+	CHECK(!alloc_node(im, &out->key));
+	CHECK(!bch_node_write_new(&im->io, &im->g, out, keys, nr));
+}
+
+/*
+ * The root node zeroed: everything is listed, and the scan finds the
+ * leaf it held and two older leaves nothing points at.  Dirty data two
+ * of them map the same way is kept; dirty data two of them map
+ * differently is left out (which is newer is unknown), and so is clean
+ * data (the origin has it, or something newer).
+ */
+UNIT_TEST(tree_image_orphans_keep_agreeing_dirty_data)
+{
+	static const u8 zero[512];
+	struct bch_node_out a = { 0 }, b = { 0 }, c = { 0 }, top = { 0 };
+	struct bch_key ka[2], kb[2], kc[1];
+	struct bch_salvage sv;
+	struct image im;
+
+	image_setup(&im);
+	extent8(&im, &ka[0], 8, FIRST_DATA, true);
+	extent8(&im, &ka[1], 16, FIRST_DATA + 1, false);
+	write_leaf(&im, &a, ka, 2);
+	extent8(&im, &kb[0], 8, FIRST_DATA, true);	/* as a's */
+	extent8(&im, &kb[1], 24, FIRST_DATA + 2, true);
+	write_leaf(&im, &b, kb, 2);
+	extent8(&im, &kc[0], 24, FIRST_DATA + 3, true);	/* not as b's */
+	write_leaf(&im, &c, kc, 1);
+	bch_key_init(&top.key, BCH_KEY_MAX_INODE, BCH_KEY_MAX_OFFSET,
+		     im.g.btree_sectors, false);
+	CHECK(!alloc_node(&im, &top.key));
+	CHECK(!bch_node_write_new(&im.io, &im.g, &top, &a.key, 1));
+	{
+		struct bch_bnode root = { .level = 1, .key = top.key };
+		struct bch_btree t = { .root = &root };
+
+		write_root_entry(&im, &t);
+	}
+	use_slot0(&im);
+	CHECK(!img_write(&im, bch_ptr_offset(top.key.ptr[0]), zero, 512));
+
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	CHECK(sv.nodes_damaged == 1);
+	CHECK(sv.nr_lost == 1 && sv.lost[0].end == BCH_LOST_TO_END);
+	/* The three leaves, and the empty root leaf the format wrote. */
+	CHECK(sv.orphan_nodes == 4 && sv.orphan_conflicts == 2);
+	CHECK(sv.orphan_keys == 2 && sv.nr_keys == 2);
+	CHECK(sv.keys[0].low == 8 && sv.keys[1].low == 8 &&
+	      bch_key_dirty(&sv.keys[0]));
 	bch_salvage_free(&sv);
 	free(im.data);
 }

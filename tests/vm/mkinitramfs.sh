@@ -41,6 +41,7 @@ bins=(
 	/usr/sbin/e2fsck /usr/sbin/blkdiscard /usr/sbin/blockdev /usr/bin/cmp
 	/usr/bin/timeout /usr/bin/sha256sum /usr/bin/dd /usr/bin/stat
 	/usr/bin/udevadm /usr/bin/ln /usr/bin/find /usr/bin/ls /usr/bin/pgrep
+	/usr/bin/split
 )
 for b in "${bins[@]}"; do copy_binary "$b"; done
 copy_file /lib64/ld-linux-x86-64.so.2

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Salvaging a damaged cache's index; see salvage.h. */
 #include "repair/salvage.h"
+#include "repair/orphans.h"
 #include "alloc/prio_read.h"
 #include "btree/children.h"
 #include "btree/extents.h"
@@ -97,7 +98,8 @@ static int lose_range(struct walker *w, u64 lo_inode, u64 lo_off,
  * it, past the maximum key, or with data in a journal bucket (the journal stays where the
  * superblock puts it, so the rebuilt set would hold a bucket twice).
  */
-static bool bad_extent(const struct bch_salvage *sv, const struct bch_key *k)
+bool bch_salvage_bad_extent(const struct bch_salvage *sv,
+			    const struct bch_key *k)
 {
 	u32 i, p;
 
@@ -154,7 +156,7 @@ static int take_bset(void *ctx, const struct bch_bset_disk *b, u32 block,
 		}
 		if (!bch_key_size(&k))
 			continue;	/* deleted: the driver drops it */
-		if (bad_extent(sv, &k)) {
+		if (bch_salvage_bad_extent(sv, &k)) {
 			nr->bad_key = true;
 			sv->keys_dropped++;
 			continue;
@@ -339,10 +341,24 @@ static int walk_tree(struct walker *w, const struct bch_jset_disk *j)
 		return lose_range(w, 0, 0, &bch_max_key, "btree root lost");
 	}
 	w->buf = bch_zalloc((size_t)sv->g.btree_sectors * 512);
-	w->visited = bch_zalloc(sv->g.kg.nbuckets);
-	if (!w->buf || !w->visited)
+	if (!w->buf)
 		return -ENOMEM;
 	return walk_node(w, &root, level, 0, 0);
+}
+
+/* Dirty data of nodes outside the tree, for the ranges it lost. */
+static int keep_orphans(struct walker *w, const struct bch_meta_io *io)
+{
+	struct bch_salvage *sv = w->sv;
+	int r = bch_orphans_keep(sv, io, w->visited);
+
+	if (r)
+		return r;
+	say(w, "scan: %llu btree nodes outside the tree, %llu more damaged",
+	    sv->orphan_nodes, sv->orphan_nodes_bad);
+	say(w, "scan: %u dirty extents of theirs kept in lost ranges, %u left out (nodes disagree)",
+	    sv->orphan_keys, sv->orphan_conflicts);
+	return 0;
 }
 
 /* The table @j names, into sv->uuids, if it reads and every slot is sound. */
@@ -442,7 +458,7 @@ static int take_jkey(void *ctx, const struct bch_key *k)
 	struct bch_salvage *sv = w->sv;
 	u64 inode = bch_key_inode(k);
 
-	if (!bad_extent(sv, k)) {
+	if (!bch_salvage_bad_extent(sv, k)) {
 		if (bch_key_ptrs(k))
 			bch_gen_adopt(&sv->g, sv->gens, k->ptr[0]);
 		return add_key(sv, k);
@@ -619,8 +635,12 @@ int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
 	r = read_prios(&w, io, &js.newest);
 	if (!r)
 		r = read_uuids(&w, io, &js);
-	if (!r)
-		r = walk_tree(&w, &js.newest);
+	if (!r) {
+		w.visited = bch_zalloc(sv->g.kg.nbuckets);
+		r = w.visited ? walk_tree(&w, &js.newest) : -ENOMEM;
+	}
+	if (!r && sv->nr_lost)
+		r = keep_orphans(&w, io);
 	sv->tree_keys = sv->nr_keys;
 	if (!r)
 		r = replay_journal(&w, io, &js);

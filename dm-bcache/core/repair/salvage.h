@@ -64,6 +64,9 @@ struct bch_salvage {
 	bool journal_range_unknown;
 	u64 keys_dropped;		/* invalid keys left out */
 	u64 keys_unslotted;		/* of slots the table has not in use */
+	/* Nodes outside the walked tree (repair/orphans.h). */
+	u64 orphan_nodes, orphan_nodes_bad;
+	u32 orphan_keys, orphan_conflicts;
 	bool root_lost;
 	bool uuids_lost;		/* no table read: every slot free */
 };
@@ -83,6 +86,13 @@ int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
 		     const struct bch_sb *sb, bch_salvage_note_fn note,
 		     void *ctx);
 void bch_salvage_free(struct bch_salvage *sv);
+
+/*
+ * An extent the rebuilt set cannot keep: invalid as the driver judges
+ * it, past the maximum key, or with data in a journal bucket.
+ */
+bool bch_salvage_bad_extent(const struct bch_salvage *sv,
+			    const struct bch_key *k);
 
 /* Record sectors [start, end) of @inode as lost.  0 or -ENOMEM. */
 int bch_salvage_lose(struct bch_salvage *sv, u64 inode, u64 start, u64 end,

@@ -7,11 +7,14 @@
 #  - the cache sectors of one dirty extent's first 4 KiB read as errors
 #    (dm-error): exactly those 8 origin sectors are listed;
 #  - a leaf's first sectors read as errors: exactly its range is listed;
-#  - the root node is overwritten: all of the origin is listed;
+#  - the root node is overwritten: all of the origin is listed, and all
+#    the data is served (the scan finds every leaf);
 #  - the journal is zeroed: nothing usable (exit 3), nothing written.
 # Each repaired copy checks clean, and a table on it serves exactly the
-# written data outside the listed ranges and the origin's (zeroes) inside
-# them, with the dirty count the repair reported.
+# written data outside the listed ranges and, inside them, the written
+# data (dirty data of nodes outside the tree, found by the scan: all of
+# it when only the root is gone) or the origin's zeroes, with the dirty
+# count that gives.
 . /tests/lib.sh
 load_module
 # vda's first 128 MiB is the cache; vdb holds the origin (MiB 0..64), a
@@ -62,24 +65,40 @@ repair() {
 	cat /tmp/repair.out
 	expect_eq "bcache_repair's exit code" $rc "$1"
 }
-# served LOST...: a table on the repaired copy serves the written data but
-# in the LOST ranges (origin sectors A-B, relative to MiB 16 here), where
-# it serves the origin's zeroes; its dirty count is the rest.
+# served LOST...: a table on the repaired copy serves the written data
+# outside the LOST ranges (origin sectors A-B, relative to MiB 16 here);
+# inside them each 4 KiB block is the written one (dirty data the scan
+# for orphaned nodes kept: each block was written once, so no older
+# version exists) or the origin's zeroes.  Its dirty count is the written
+# data less the zeroed blocks, which go to $zeroed.
 served() {
-	local range a b lost=0
-	cp /tmp/expected /tmp/want
-	for range in "$@"; do
-		a=${range%-*} b=${range#*-}
-		dd if=/dev/zero of=/tmp/want bs=512 seek=$((a - 32768)) count=$((b - a + 1)) \
-			conv=notrunc status=none
-		lost=$((lost + b - a + 1))
-	done
+	local zero
 	bcache_check -q /dev/mapper/rep || fail "the repaired copy does not check clean"
 	dmsetup create dmb --table "$(table /dev/mapper/rep)"
-	expect_eq "dirty in the repaired cache" "$(status_field dmb 4)" $((dirty - lost))
-	dd if=/dev/mapper/dmb bs=1M skip=16 count=16 iflag=direct status=none |
-		cmp - /tmp/want || fail "the repaired cache serves other data"
+	dd if=/dev/mapper/dmb of=/tmp/got bs=1M skip=16 count=16 iflag=direct status=none
+	rm -rf /tmp/blk && mkdir -p /tmp/blk/got /tmp/blk/want
+	split -b 4096 -a 4 /tmp/got /tmp/blk/got/
+	split -b 4096 -a 4 /tmp/expected /tmp/blk/want/
+	(cd /tmp/blk/got && md5sum ./*) >/tmp/blk/got.md5
+	(cd /tmp/blk/want && md5sum ./*) >/tmp/blk/want.md5
+	zero=$(head -c 4096 /dev/zero | md5sum | cut -d' ' -f1)
+	zeroed=$(paste -d' ' /tmp/blk/got.md5 /tmp/blk/want.md5 | awk -v z="$zero" -v r="$*" '
+		BEGIN { n = split(r, rs, " ")
+			for (i = 1; i <= n; i++) { split(rs[i], ab, "-"); lo[i] = ab[1]; hi[i] = ab[2] } }
+		{ s = 32768 + (NR - 1) * 8; inside = 0
+		  for (i = 1; i <= n; i++) if (s >= lo[i] + 0 && s + 7 <= hi[i] + 0) inside = 1
+		  if ($1 == $3) next
+		  if (inside && $1 == z) { zeroed++; next }
+		  bad++ }
+		END { if (NR != 4096) print "short"; else if (bad) print "bad"; else print zeroed + 0 }')
+	case $zeroed in
+	short) fail "the served data is not 4096 blocks" ;;
+	bad) fail "the repaired cache serves other data" ;;
+	esac
+	log "$zeroed blocks of the listed ranges read as the origin's zeroes"
+	expect_eq "dirty in the repaired cache" "$(status_field dmb 4)" $((dirty - zeroed * 8))
 	dmsetup remove dmb
+	rm -rf /tmp/blk /tmp/got
 }
 # The lost line of leaf number N (1-based) as bcache_repair prints it.
 leaf_lost() {
@@ -135,6 +154,7 @@ repair 1
 expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" \
 	"lost: slot 0 ($uuid) sectors $ostart-$((ostart + 7)): dirty data unreadable"
 served "$ostart-$((ostart + 7))"
+expect_eq "blocks zeroed" "$zeroed" 1
 
 log "a leaf that does not read (dm-error)"
 restore
@@ -153,7 +173,11 @@ dd if=/dev/zero of=/dev/mapper/ssd bs=512 seek="$root" count=8 oflag=direct stat
 repair 1
 expect_eq "lost lines" "$(grep '^lost:' /tmp/repair.out)" \
 	"lost: slot 0 ($uuid) sectors 0-end: btree node damaged"
+# The leaves are whole: the scan gives back all their dirty data.
+grep -q 'scan: [0-9]* dirty extents of theirs kept' /tmp/repair.out ||
+	fail "no scan for orphaned nodes"
 served 32768-65535
+expect_eq "blocks zeroed" "$zeroed" 0
 
 log "the journal zeroed"
 restore
