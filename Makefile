@@ -11,8 +11,8 @@
 #   make lint          checkpatch and sparse over the module (must be clean)
 #   make unit          userspace unit tests of core/ under ASan/UBSan
 #   make check         every test: unit, lint, VM suites on 6.1 and 6.12
-#   make check-lvm2    lvm2's own cache tests against the patched lvm2 (run
-#                      when lvm2-plugin/patches change)
+#   make check-lvm2    lvm2's own cache and writecache tests against the
+#                      patched lvm2 (run when lvm2-plugin/patches change)
 #   make demo          boot a VM, create a bcache device, show it working
 #   make lvm2          Debian's lvm2 packages with lvm2-plugin/patches applied,
 #                      built once per series (cached), into build/lvm2/

@@ -23,7 +23,7 @@ SUDO=
 pkgs_base=(
 	cpio xz-utils zstd
 	busybox-static qemu-system-x86 dmsetup lvm2 fio bcache-tools
-	thin-provisioning-tools e2fsprogs util-linux sparse
+	thin-provisioning-tools e2fsprogs xfsprogs util-linux sparse
 	clang libclang-rt-14-dev llvm valgrind perl python3 python3-docutils groff-base
 	systemd udev
 	gnuplot-nox linux-source-6.1
