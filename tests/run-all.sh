@@ -57,7 +57,7 @@ KLOG_TESTS=(bad-tables cache-format data-backing mainline-cross
 	klog-warn klog-clear klog-clear-first klog-flood klog-teardown klog-quiet)
 
 # How many results each suite that is not a list of VM tests gives.
-N_UNIT=89
+N_UNIT=90
 N_PROBE=11
 # tools.sh: 289 fixed cases, and each damage class on two images (check,
 # dump, json, repair, repaired); the images phase: check, dump, json and
