@@ -498,14 +498,16 @@ static void count_missing(struct walker *w, const struct bch_jscan *js)
 	}
 }
 
-/* A journal key when the replay range is unknown: its range is listed. */
+/*
+ * A journal key when the replay range is unknown: its range is listed
+ * (bch_jscan_replay() hands on only keys whose size fits their offset).
+ */
 static int lose_jkey(void *ctx, const struct bch_key *k)
 {
 	struct walker *w = ctx;
 	u64 inode = bch_key_inode(k);
 
-	if (inode >= w->nr_slots || !w->slots[inode] ||
-	    bch_key_size(k) > k->low)
+	if (inode >= w->nr_slots || !w->slots[inode])
 		return 0;
 	return bch_salvage_lose(w->sv, inode, bch_key_start(k), k->low,
 				"journal replay range unknown");
@@ -513,8 +515,10 @@ static int lose_jkey(void *ctx, const struct bch_key *k)
 
 /*
  * The journal's keys after the tree's, from the newest entry's last_seq
- * on; when that is past the newest seq itself, every key any valid entry
- * holds is listed instead.
+ * on.  When that is past the newest seq itself, where replay starts is
+ * unknown: nothing is replayed (entries older than the real start could
+ * put back data written over since) and every key any valid entry holds
+ * is listed instead.
  */
 static int replay_journal(struct walker *w, const struct bch_meta_io *io,
 			  struct bch_jscan *js)
@@ -531,7 +535,6 @@ static int replay_journal(struct walker *w, const struct bch_meta_io *io,
 		say(w, "journal seq %llu: last_seq %llu is past it: replay's start unknown",
 		    sv->newest_seq, last);
 		say(w, "journal: nothing replayed; every range it logs is listed");
-		sv->journal_range_unknown = true;
 		js->newest.last_seq = 0;
 		r = bch_jscan_replay(io, &sv->sb, &sv->g, js, lose_jkey, w);
 	}

@@ -55,13 +55,6 @@ struct bch_salvage {
 	u64 nodes, nodes_damaged;
 	u64 journal_missing;		/* entries of the replay range */
 	u32 journal_cut;		/* entries whose keys stop early */
-	/*
-	 * The newest entry's last_seq is past its own seq: where replay
-	 * starts is unknown, so nothing is replayed and the range of every
-	 * key the journal holds is listed instead (replaying entries older
-	 * than the real start could put back data written over since).
-	 */
-	bool journal_range_unknown;
 	u64 keys_dropped;		/* invalid keys left out */
 	u64 keys_unslotted;		/* of slots the table has not in use */
 	/* Nodes outside the walked tree (repair/orphans.h). */
