@@ -16,7 +16,8 @@ bash scripts/lvm2.sh || { echo "0 passed, 1 failed"; exit 1; }
 tests=(lvm-testsuite lvm-testsuite-cache)
 # lvm2's tests take over 10 minutes in one VM test (the runner's limit
 # per test is 10).
-TEST_TIMEOUT=1200 VM_TIMEOUT=1800 bash tests/vm/run.sh "$KVER_61" lvm2suite "${tests[@]}" |
+# The image gets what lvm2's writecache tests need (xfs, scsi_debug, ...).
+VM_LVM2_EXTRAS=1 TEST_TIMEOUT=1200 VM_TIMEOUT=1800 bash tests/vm/run.sh "$KVER_61" lvm2suite "${tests[@]}" |
 	grep -E '^(vm:|FAIL)'
 res=build/results/vm-lvm2suite-$KVER_61.txt
 cat "$res" 2>/dev/null

@@ -41,8 +41,14 @@ bins=(
 	/usr/sbin/e2fsck /usr/sbin/blkdiscard /usr/sbin/blockdev /usr/bin/cmp
 	/usr/bin/timeout /usr/bin/sha256sum /usr/bin/dd /usr/bin/stat
 	/usr/bin/udevadm /usr/bin/ln /usr/bin/find /usr/bin/ls /usr/bin/pgrep
-	/usr/bin/split /usr/sbin/mkfs.xfs /usr/sbin/blkid /usr/sbin/losetup
+	/usr/bin/split
 )
+# lvm2's writecache tests (make check-lvm2 sets VM_LVM2_EXTRAS=1) need
+# these and the modules below; other boots go without them.
+lvm2_extras=${VM_LVM2_EXTRAS:-0}
+if [ "$lvm2_extras" = 1 ]; then
+	bins+=(/usr/sbin/mkfs.xfs /usr/sbin/blkid /usr/sbin/losetup)
+fi
 for b in "${bins[@]}"; do copy_binary "$b"; done
 copy_file /lib64/ld-linux-x86-64.so.2
 for t in modprobe insmod rmmod lsmod depmod modinfo; do
@@ -63,11 +69,12 @@ for a in $(/usr/bin/busybox --list); do
 done
 
 # Kernel modules and their dependencies, then depmod on the stage.
-# xfs, scsi_debug (with sd_mod for its disks) and dm-raid are for lvm2's
-# own writecache tests (make check-lvm2).
 mods=(virtio_pci virtio_blk dm-mod dm-delay dm-flakey dm-log-writes dm-snapshot dm-cache
-	dm-cache-smq dm-writecache brd loop null_blk bcache ext4 crc32c_generic
-	xfs scsi_debug sd_mod dm-raid raid1 dm-mirror)
+	dm-cache-smq dm-writecache brd loop null_blk bcache ext4 crc32c_generic)
+# xfs, scsi_debug (with sd_mod for its disks), dm-raid and dm-mirror.
+if [ "$lvm2_extras" = 1 ]; then
+	mods+=(xfs scsi_debug sd_mod dm-raid raid1 dm-mirror)
+fi
 mdir=/lib/modules/$kver
 mkdir -p "$stage$mdir/extra"
 for m in "${mods[@]}"; do
