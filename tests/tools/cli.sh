@@ -20,10 +20,13 @@ trap 'rm -rf "$tmp"' EXIT
 pass() { echo "PASS tools/cli/$1"; }
 failc() { echo "FAIL tools/cli/$1 ${*:2}"; }
 
-sums() {	# sums FILE...: one checksum line per existing regular file
+# sums FILE...: one checksum line per existing regular file.  A CRC
+# (cksum, hardware-assisted) is enough to see what a tool wrote by mistake
+# and 30 times faster than sha256sum on the 64 MiB inputs.
+sums() {
 	local f
 	for f in "$@"; do
-		[ -f "$f" ] && sha256sum "$f"
+		[ -f "$f" ] && cksum "$f"
 	done
 	return 0
 }

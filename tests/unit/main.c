@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The unit-test runner: runs every registered test, or those named. */
+/*
+ * The unit-test runner: runs every registered test, or those named, or
+ * with "--shard K/N" every Nth from the Kth on (tests/unit/run.sh runs
+ * the shards side by side).
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,12 +29,21 @@ void unit_fail(const char *file, int line, const char *expr)
 	current_failed = 1;
 }
 
-static int selected(const char *name, int argc, char **argv)
+static int selected(int idx, const char *name, int argc, char **argv)
 {
+	unsigned int k, n;
 	int i;
 
 	if (argc < 2)
 		return 1;
+	if (argc == 3 && !strcmp(argv[1], "--shard")) {
+		if (sscanf(argv[2], "%u/%u", &k, &n) != 2 || !n || k >= n) {
+			fprintf(stderr, "unit-tests: bad shard '%s' (want K/N, K < N)\n",
+				argv[2]);
+			exit(2);
+		}
+		return idx % n == k;
+	}
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], name))
 			return 1;
@@ -43,12 +56,13 @@ int main(int argc, char **argv)
 
 	bch_crc64_init();
 	for (i = 0; i < nr_tests; i++) {
-		if (!selected(tests[i]->name, argc, argv))
+		if (!selected(i, tests[i]->name, argc, argv))
 			continue;
 		current_failed = 0;
 		tests[i]->fn();
 		printf("%s unit/%s\n", current_failed ? "FAIL" : "PASS",
 		       tests[i]->name);
+		fflush(stdout);
 		if (current_failed)
 			failed++;
 		else

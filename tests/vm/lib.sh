@@ -22,7 +22,9 @@ fail() {
 	exit 1
 }
 
-log() { echo "-- $*"; }
+# Seconds since the test began (bash counts from its start), so a slow
+# step shows in the log.
+log() { echo "-- [${SECONDS}s] $*"; }
 
 load_module() {
 	lsmod | grep -q '^dm_bcache' || modprobe dm-bcache
@@ -168,7 +170,7 @@ last_dm_error() { klog_since | grep -E 'bcache' | tail -n 1; }
 refused_cache() {	# refused_cache DEV WANT
 	local len=$((64 * 2048))
 	# cmp, not sha256sum: hashing is slow under TCG, copying is not.
-	dd if=$CACHE_DEV of=/tmp/cache-head bs=1M count=4 iflag=direct status=none
+	dd if="$1" of=/tmp/cache-head bs=1M count=4 iflag=direct status=none
 	klog_mark
 	if dmsetup create dmbdmg --table "0 $len bcache $1 $ORIGIN_DEV 2 origin_layout raw" 2>/dev/null; then
 		dmsetup remove dmbdmg
@@ -176,33 +178,33 @@ refused_cache() {	# refused_cache DEV WANT
 	fi
 	last_dm_error | grep -qF "bcache: $2 (" ||
 		fail "$cls: want '$2', got '$(last_dm_error)'"
-	dd if=$CACHE_DEV bs=1M count=4 iflag=direct status=none |
+	dd if="$1" bs=1M count=4 iflag=direct status=none |
 		cmp - /tmp/cache-head >/dev/null ||
 		fail "$cls: the refused constructor wrote to the cache"
 }
 
-# For every class in /tests/damage-classes.txt: run @restore to put a
-# sound cache on $CACHE_DEV, apply the damage with bcache_damage, expect
-# bcache_check to name the class, and the constructor to refuse the cache
-# (a damaged newest journal entry, class journal-tail, is accepted with a
-# warning: it is what a torn write leaves).  "truncate" is a dm-linear
-# half of the cache.
-damage_all() {	# damage_all RESTORE
-	local restore=$1 n=0 cls classes err out rc
+# For every class in /tests/damage-classes.txt: run RESTORE to put a
+# sound cache on DEV ($CACHE_DEV if not given), apply the damage with
+# bcache_damage, expect bcache_check to name the class, and the
+# constructor to refuse the cache (a damaged newest journal entry, class
+# journal-tail, is accepted with a warning: it is what a torn write
+# leaves).  "truncate" is a dm-linear half of the cache.
+damage_all() {	# damage_all RESTORE [DEV]
+	local restore=$1 dev=${2:-$CACHE_DEV} n=0 cls classes err out rc
 	while IFS='|' read -r cls classes err; do
 		case "$cls" in '#'*|'') continue ;; esac
 		$restore
 		if [ "$cls" = truncate ]; then
-			dmsetup create half --table "0 $(($(sectors $CACHE_DEV) / 2)) linear $CACHE_DEV 0"
+			dmsetup create half --table "0 $(($(sectors "$dev") / 2)) linear $dev 0"
 			refused_cache /dev/mapper/half "$err"
 			dmsetup remove half
 			n=$((n + 1))
 			continue
 		fi
-		bcache_damage "$cls" $CACHE_DEV >/dev/null || fail "$cls: bcache_damage failed"
+		bcache_damage "$cls" "$dev" >/dev/null || fail "$cls: bcache_damage failed"
 		# Exit 1 is damage found; 0 is nothing, or only a torn journal
 		# tail, which checker and target both tolerate; 2 a tool error.
-		out=$(bcache_check $CACHE_DEV) && rc=0 || rc=$?
+		out=$(bcache_check "$dev") && rc=0 || rc=$?
 		if [ "$rc" = 0 ] && echo "$out" | grep -q '^tolerated: journal-tail:' &&
 			echo ",$classes," | grep -q ',journal-tail,'; then
 			:
@@ -215,12 +217,12 @@ damage_all() {	# damage_all RESTORE
 		fi
 		if [ "$rc" = 0 ]; then
 			klog_mark
-			dmsetup create dmbdmg --table "0 $((64 * 2048)) bcache $CACHE_DEV $ORIGIN_DEV 2 origin_layout raw" ||
+			dmsetup create dmbdmg --table "0 $((64 * 2048)) bcache $dev $ORIGIN_DEV 2 origin_layout raw" ||
 				fail "$cls: a torn journal tail was refused: $(last_dm_error)"
 			dmsetup remove dmbdmg
 			klog_has 'journal-tail: .*ignored' || fail "$cls: no warning logged"
 		else
-			refused_cache $CACHE_DEV "$err"
+			refused_cache "$dev" "$err"
 		fi
 		n=$((n + 1))
 	done </tests/damage-classes.txt

@@ -15,9 +15,9 @@ vm_build() {
 	local tw=$VM_TOP/build/kmod/$kver-testmods
 
 	rm -rf "$tw" && mkdir -p "$tw" && cp "$VM_TOP"/tests/vm/testmods/* "$tw"/ &&
-		make -s -C "$VM_TOP" module KVER="$kver" >"$log" 2>&1 &&
-		make -s -C "/lib/modules/$kver/build" M="$tw" W=1 modules >>"$log" 2>&1 &&
-		make -s -C "$VM_TOP" userspace >>"$log" 2>&1 &&
+		make -s -j"$(nproc)" -C "$VM_TOP" module KVER="$kver" >"$log" 2>&1 &&
+		make -s -j"$(nproc)" -C "/lib/modules/$kver/build" M="$tw" W=1 modules >>"$log" 2>&1 &&
+		make -s -j"$(nproc)" -C "$VM_TOP" userspace >>"$log" 2>&1 &&
 		bash "$VM_TOP/tests/vm/mkinitramfs.sh" "$kver" \
 			"$VM_TOP/build/kmod/$kver/dm-bcache.ko" "$out" \
 			"$tw" >>"$log" 2>&1

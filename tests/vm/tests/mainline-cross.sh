@@ -10,9 +10,10 @@
 #    rewrites, freeing keys, stale pointers); bcache_check finds it clean,
 #    and bcache_export (our loader, journal replay and gens) rebuilds
 #    exactly the bytes the driver served, most of them dirty in the cache.
-#    Every damage class on copies of that cache is caught by bcache_check
-#    and refused by the constructor, and the cache is left on $EXPORT_DEV
-#    for the host's tests under ASan/UBSan.
+#    The cache is left on $EXPORT_DEV for the host's tests under
+#    ASan/UBSan, and every damage class on copies of it is caught by
+#    bcache_check and refused by the constructor (on the first kernel of
+#    a make check only: see dmb.repeat in guest-runner.sh).
 . /tests/lib.sh
 load_module
 modprobe bcache
@@ -100,12 +101,24 @@ rm -f /tmp/mainline.img /tmp/ours.img
 log "export the mainline-written cache for the host's tests"
 dd if=$CACHE_DEV of=$EXPORT_DEV bs=1M oflag=direct status=none
 
+if [ "${DMB_REPEAT:-0}" = 1 ]; then
+	# The checker is the same program on every kernel, and cache-format
+	# has this kernel's constructor refuse every class.
+	log "damage classes skipped: checked on the first kernel (dmb.repeat=1)"
+	exit 0
+fi
 log "damage classes on copies of the mainline-written cache"
-# The whole cache, since metadata can sit in any bucket after gc
-# (bcache_damage checks the result is sound before damaging it).
+# Each copy is a throw-away snapshot of the exported cache (non-persistent,
+# its COW on the cache disk): the whole cache, since metadata can sit in
+# any bucket after gc (bcache_damage checks the result is sound before
+# damaging it), without copying 256 MiB per class.
+modprobe dm-snapshot
 restore() {
-	dd if=$EXPORT_DEV of=$CACHE_DEV bs=4M oflag=direct status=none
+	! dmsetup info dmgsnap >/dev/null 2>&1 || dmsetup remove dmgsnap
+	dmsetup create dmgsnap --table "0 $(sectors $EXPORT_DEV) snapshot $EXPORT_DEV $CACHE_DEV N 8"
 }
-damage_all restore
-restore
+damage_all restore /dev/mapper/dmgsnap
+dmsetup remove dmgsnap
+# The classes damaged copies only.
+bcache_check -q $EXPORT_DEV || fail "the exported cache changed"
 exit 0

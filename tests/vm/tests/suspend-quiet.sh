@@ -1,6 +1,6 @@
 # While suspended the target writes nothing to the cache: no reclaim, no
-# gc pass, no commit.  A 64 MiB cache takes random writes over 96 MiB,
-# twice (reclaim and gc due all the time), with gc asked for by message;
+# gc pass, no commit.  A 64 MiB cache takes random writes over 96 MiB
+# (reclaim and gc due all the time), with gc asked for by message;
 # the target is suspended in the middle of it, three times, and for 3 s
 # each time the cache device must not change by a byte and the gc and
 # reclaim counters must not move.  After resume the writes go on; fio
@@ -12,14 +12,14 @@ dmsetup create csmall --table "0 $((64 * 2048)) linear $CACHE_DEV 0"
 bcache_format --wipe-bcache -b 64k -C /dev/mapper/csmall >/dev/null
 dmsetup create dmb --table "0 $len bcache /dev/mapper/csmall $ORIGIN_DEV 7 writethrough $NOBYPASS"
 fio_args="--filename=/dev/mapper/dmb --direct=1 --ioengine=libaio --iodepth=8
-	--size=96M --loops=2 --bs=4k --randrepeat=1 --eta=never --name=load
+	--size=96M --bs=4k --randrepeat=1 --eta=never --name=load
 	--rw=randwrite --verify=crc32c --verify_fatal=1"
 # shellcheck disable=SC2086
 fio $fio_args --output=/tmp/fio.out &
 fio_pid=$!
 gcs_and_reclaims() { echo "$(counter gc_runs) $(counter reclaims)"; }
 for round in 1 2 3; do
-	sleep 2
+	sleep 1
 	kill -0 $fio_pid 2>/dev/null || fail "fio ended before suspension $round"
 	dmsetup message dmb 0 gc
 	dmsetup suspend dmb
