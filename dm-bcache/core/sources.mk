@@ -24,4 +24,5 @@ DMB_CORE_USER_SRCS := util/platform_user.c
 
 # Userspace only: the offline tools' layer (bcache_repair), which the
 # target never runs and so does not carry.
-DMB_CORE_TOOL_SRCS := repair/salvage.c repair/orphans.c repair/rebuild.c
+DMB_CORE_TOOL_SRCS := repair/salvage.c repair/orphans.c repair/headless.c \
+	repair/rebuild.c

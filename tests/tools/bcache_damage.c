@@ -400,8 +400,25 @@ static int keys_case(const char *cls)
 	return append_keys(k, 2);
 }
 
+/* Every journal bucket zeroed whole: the journal is lost. */
+static int journal_zero(void)
+{
+	size_t bytes = (size_t)f.sb.bucket_size * 512;
+	void *zero = calloc(1, bytes);
+	u32 i;
+	int r = 0;
+
+	if (!zero)
+		return 2;
+	for (i = 0; i < f.sb.keys && !r; i++)
+		r = wr(bch_bucket_sector(&f.g, f.sb.d[i]), zero, bytes) ? 2 : 0;
+	free(zero);
+	return r;
+}
+
 static const char * const classes[] = {
 	"sb-bitflip", "sb-magic", "sb-csum", "truncate", "journal-csum",
+	"journal-zero",
 	"journal-seq", "journal-last-seq", "journal-entry", "journal-key",
 	"root-level",
 	"uuid-ptr", "prio-csum", "prio-magic", "node-bitflip",
@@ -433,6 +450,8 @@ static int damage(const char *cls)
 	if (!strcmp(cls, "journal-csum"))
 		return need(f.have_jset, "journal entry") ?:
 		       flip(f.jset_sector, 170);	/* pad: csum only */
+	if (!strcmp(cls, "journal-zero"))
+		return need(f.have_jset, "journal entry") ?: journal_zero();
 	if (!strcmp(cls, "journal-seq"))
 		return need(f.have_jset, "journal entry") ?:
 		       edit_jset(jset_seq_jump);

@@ -128,6 +128,12 @@ if [ "${1:-}" = --images ]; then
 		run "$label/dirty-keys" 0 'key 0:.* dirty ptr' bcache_dump "$img"
 		json_ok "$label/json" "$img"
 		damage_image "$label" "$img" .
+		# The driver's prio chain and UUID table, found by scanning
+		# when the journal is gone.
+		cp --sparse=always "$img" "$tmp/jz.img"
+		"$bin/bcache_damage" journal-zero "$tmp/jz.img" >/dev/null
+		run "$label/journal-lost" 1 '^salvage: UUID table: bucket [0-9]+' \
+			bcache_repair -n -i "$tmp/jz.img"
 	done
 	exit 0
 fi
@@ -318,6 +324,20 @@ run repair/root-zero-listed 1 '^lost: slot 0 \([-0-9a-f]+\) sectors 0-end: btree
 	bcache_repair -n -i "$tmp/rp-r.img"
 "$bin/bcache_export" -q --sectors 8192 "$tmp/rp-ro.img" "$rb_img" "$tmp/rp-r.out"
 if cmp -s -n $((4 << 20)) "$tmp/rp-r.out" "$tmp/seed.data"; then pass repair/root-zero-data; else failc repair/root-zero-data "differs from the seeded data"; fi
+# The journal zeroed: the prio chain and the UUID table are found by
+# scanning the buckets, the whole origin is listed (the root and any
+# write logged only in the journal went with it), and the leaves, found
+# as orphans, give back all their dirty data.
+cp --sparse=always "$rc_img" "$tmp/rp-z.img"
+"$bin/bcache_damage" journal-zero "$tmp/rp-z.img" >/dev/null
+run repair/journal-lost 1 '^lost: slot 0 \([-0-9a-f]+\) sectors 0-end: journal lost$' \
+	bcache_repair -i "$tmp/rp-z.img" -o "$tmp/rp-zo.img"
+run repair/journal-lost-chain 1 '^salvage: prio chain: seq [0-9]+ from bucket [0-9]+$' \
+	bcache_repair -n -i "$tmp/rp-z.img"
+run repair/journal-lost-table 1 '^salvage: UUID table: bucket [0-9]+ \(of [0-9]+ found, all agreeing\)$' \
+	bcache_repair -n -i "$tmp/rp-z.img"
+"$bin/bcache_export" -q --sectors 8192 "$tmp/rp-zo.img" "$rb_img" "$tmp/rp-z.out"
+if cmp -s -n $((4 << 20)) "$tmp/rp-z.out" "$tmp/seed.data"; then pass repair/journal-lost-data; else failc repair/journal-lost-data "differs from the seeded data"; fi
 # The journal's keys: with all the data in the journal, a damaged root
 # leaf loses nothing of it (its range is listed all the same: what the
 # node held is unknown).

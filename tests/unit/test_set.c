@@ -1085,6 +1085,40 @@ UNIT_TEST(set_uuid_slots)
 	free(d.data);
 }
 
+/*
+ * Each prio write's seq is higher than any before it, across reopening
+ * too: what bcache_repair's scan takes for the current chain when the
+ * journal is lost.
+ */
+UNIT_TEST(set_prio_seq_goes_on)
+{
+	struct bch_set s;
+	struct bch_sb sb;
+	struct dev d;
+	u64 seq;
+
+	dev_format(&d, &sb, BCH_REPLACEMENT_LRU);
+	CHECK(!bch_set_open(&s, &d.io, &sb));
+	CHECK(s.prio_seq == 1);			/* the format's chain */
+	/* A refill writes a chain; free buckets let one more be saved. */
+	CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
+	seq = s.prio_seq;
+	CHECK(seq > 1);
+	CHECK(!bch_set_save_prios(&s));
+	CHECK(s.prio_seq == seq + 1);
+	seq = s.prio_seq;
+	bch_set_close(&s);
+	/* The chain read, or one a close wrote after it. */
+	CHECK(!bch_set_open(&s, &d.io, &sb));
+	CHECK(s.prio_seq >= seq);
+	seq = s.prio_seq;
+	CHECK(!bch_set_refill(&s, bch_set_refill_batch(&s)));
+	CHECK(s.prio_seq > seq);
+	bch_set_close(&s);
+	check_clean(&d);
+	free(d.data);
+}
+
 /* A fresh cache and an open set on it, with the model empty. */
 static void fresh(struct bch_set *s, struct dev *d, struct bch_sb *sb,
 		  u32 node_keys)

@@ -20,6 +20,8 @@
 #include "btree/btree_load.h"
 #include "journal/journal_write.h"
 #include "repair/salvage.h"
+#include "alloc/prio_write.h"
+#include "format/uuid.h"
 
 #define BUCKETS		1024
 #define BUCKET		128		/* sectors: 64 KiB nodes */
@@ -170,6 +172,7 @@ static void use_slot0(struct image *im)
 	CHECK(!img_read(im, bch_ptr_offset(uk.ptr[0]), tbl,
 			im->g.meta_bucket_bytes));
 	memset(tbl[0].uuid, 0x5a, sizeof(tbl[0].uuid));
+	tbl[0].first_reg = tbl[0].last_reg = cpu_to_le32(1);
 	CHECK(!img_write(im, bch_ptr_offset(uk.ptr[0]), tbl,
 			 im->g.meta_bucket_bytes));
 	bch_jscan_free(&s);
@@ -541,6 +544,192 @@ UNIT_TEST(tree_image_orphans_keep_agreeing_dirty_data)
 	CHECK(sv.orphan_keys == 2 && sv.nr_keys == 2);
 	CHECK(sv.keys[0].low == 8 && sv.keys[1].low == 8 &&
 	      bch_key_dirty(&sv.keys[0]));
+	bch_salvage_free(&sv);
+	free(im.data);
+}
+
+/*
+ * Three leaves as in the test above, the tree intact, and then the
+ * journal zeroed: no entry names the root, the prio chain or the UUID
+ * table.
+ */
+static void headless_image(struct image *im)
+{
+	struct bch_node_out a = { 0 }, b = { 0 }, c = { 0 }, top = { 0 };
+	struct bch_key ka[2], kb[2], kc[1];
+	u32 i;
+
+	image_setup(im);
+	extent8(im, &ka[0], 8, FIRST_DATA, true);
+	extent8(im, &ka[1], 16, FIRST_DATA + 1, false);
+	write_leaf(im, &a, ka, 2);
+	extent8(im, &kb[0], 8, FIRST_DATA, true);
+	extent8(im, &kb[1], 24, FIRST_DATA + 2, true);
+	write_leaf(im, &b, kb, 2);
+	extent8(im, &kc[0], 24, FIRST_DATA + 3, true);
+	write_leaf(im, &c, kc, 1);
+	bch_key_init(&top.key, BCH_KEY_MAX_INODE, BCH_KEY_MAX_OFFSET,
+		     im->g.btree_sectors, false);
+	CHECK(!alloc_node(im, &top.key));
+	CHECK(!bch_node_write_new(&im->io, &im->g, &top, &a.key, 1));
+	{
+		struct bch_bnode root = { .level = 1, .key = top.key };
+		struct bch_btree t = { .root = &root };
+
+		write_root_entry(im, &t);
+	}
+	use_slot0(im);
+	for (i = 0; i < im->sb.keys; i++)
+		memset(im->data + bch_bucket_sector(&im->g, im->sb.d[i]) * 512,
+		       0, BUCKET * 512);
+}
+
+/* Gen 1 for @bucket, 0 for the rest. */
+static void bump_one(void *ctx, u64 bucket, struct bch_prio_entry *e)
+{
+	e->gen = bucket == *(u64 *)ctx;
+}
+
+/* A prio chain of @seq in the buckets from @at on. */
+static void write_chain(struct image *im, u64 at, u64 seq, u64 bumped)
+{
+	u64 *chain = calloc(im->g.nr_prio_buckets, sizeof(*chain));
+	void *buf = calloc(1, im->g.meta_bucket_bytes);
+	u32 i;
+
+	for (i = 0; i < im->g.nr_prio_buckets; i++)
+		chain[i] = at + i;
+	CHECK(!bch_prio_write(&im->io, &im->g, chain, seq, bump_one, &bumped,
+			      buf));
+	free(chain);
+	free(buf);
+}
+
+/*
+ * The journal zeroed: the format's prio chain (seq 1) and the table slot
+ * 0 is in use in are found by scanning, all of slot 0 is listed, the root
+ * counts as lost, and the scan for orphaned nodes keeps the dirty data
+ * the leaves agree on (the interior node and the format's empty root
+ * leaf are orphans too).  Nothing is replayed; the rebuilt set's prio
+ * write must be newer than seq 1.
+ */
+UNIT_TEST(tree_image_journal_lost_scans_for_chain_and_table)
+{
+	struct bch_salvage sv;
+	struct image im;
+
+	headless_image(&im);
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	CHECK(sv.journal_lost && sv.root_lost && !sv.uuids_lost);
+	CHECK(sv.prio_seq == 1 && sv.newest_seq == 0);
+	CHECK(sv.nr_lost == 1 && sv.lost[0].inode == 0 &&
+	      sv.lost[0].start == 0 && sv.lost[0].end == BCH_LOST_TO_END &&
+	      !strcmp(sv.lost[0].why, "journal lost"));
+	CHECK(sv.orphan_nodes == 5 && sv.orphan_conflicts == 2);
+	CHECK(sv.orphan_keys == 2 && sv.nr_keys == 2 && sv.tree_keys == 2);
+	CHECK(sv.keys[0].low == 8 && bch_key_dirty(&sv.keys[0]));
+	bch_salvage_free(&sv);
+	free(im.data);
+}
+
+/*
+ * A newer prio chain (seq 2) that raised the gen of the bucket the kept
+ * dirty data lies in: that chain is the one taken, and the data, stale
+ * by it, is not kept.  A second chain of seq 2 elsewhere: which of the
+ * two is current is unknown, and nothing is usable.
+ */
+UNIT_TEST(tree_image_journal_lost_takes_the_newest_chain)
+{
+	u64 spare = FIRST_DATA + 10;
+	struct bch_salvage sv;
+	struct image im;
+
+	headless_image(&im);
+	write_chain(&im, spare, 2, FIRST_DATA);
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	CHECK(sv.prio_seq == 2 && sv.gens[FIRST_DATA] == 1);
+	CHECK(sv.orphan_keys == 0 && sv.nr_keys == 0 && sv.nr_lost == 1);
+	bch_salvage_free(&sv);
+
+	write_chain(&im, spare + im.g.nr_prio_buckets, 2, FIRST_DATA);
+	CHECK(bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL) == -ENODATA);
+	free(im.data);
+}
+
+/*
+ * Two UUID tables that disagree on slot 0 (an older copy from before it
+ * was taken would read as all free and is no candidate; this one names
+ * another origin): which is current is unknown, and with the journal
+ * gone nothing else ties a key to an origin: nothing usable.
+ */
+UNIT_TEST(tree_image_journal_lost_disagreeing_tables)
+{
+	struct bch_uuid_entry_disk *tbl;
+	struct bch_salvage sv;
+	struct image im;
+
+	headless_image(&im);
+	tbl = calloc(1, im.g.meta_bucket_bytes);
+	memset(tbl[0].uuid, 0x6b, sizeof(tbl[0].uuid));
+	tbl[0].first_reg = cpu_to_le32(1);
+	CHECK(!img_write(&im, bch_bucket_sector(&im.g, FIRST_DATA + 20), tbl,
+			 im.g.meta_bucket_bytes));
+	CHECK(bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL) == -ENODATA);
+
+	/* Agreeing on every slot's UUID, the label aside: one table. */
+	memset(tbl[0].uuid, 0x5a, sizeof(tbl[0].uuid));
+	memcpy(tbl[0].label, "older", 5);
+	CHECK(!img_write(&im, bch_bucket_sector(&im.g, FIRST_DATA + 20), tbl,
+			 im.g.meta_bucket_bytes));
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	CHECK(!sv.uuids_lost && sv.orphan_keys == 2);
+	bch_salvage_free(&sv);
+	free(tbl);
+	free(im.data);
+}
+
+/*
+ * Keys of a slot the UUID table has free: with the table the newest
+ * entry names they are dead (a new origin given the slot must not find
+ * them) and dropped unsaid.  With the journal lost, the table found may
+ * be a copy from before the slot was taken: they are listed by slot.
+ */
+UNIT_TEST(tree_image_unslotted_keys)
+{
+	struct bch_node_out leaf = { 0 };
+	struct bch_key k[2];
+	struct bch_salvage sv;
+	struct image im;
+	u32 i;
+
+	image_setup(&im);
+	extent8(&im, &k[0], 8, FIRST_DATA, true);
+	bch_key_init(&k[1], 1, 8, 8, true);
+	bch_key_add_ptr(&k[1], bch_make_ptr(0, bch_bucket_sector(&im.g,
+					     FIRST_DATA + 1), 0));
+	write_leaf(&im, &leaf, k, 2);
+	{
+		struct bch_bnode root = { .level = 0, .key = leaf.key };
+		struct bch_btree t = { .root = &root };
+
+		write_root_entry(&im, &t);
+	}
+	use_slot0(&im);
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	CHECK(sv.nr_keys == 1 && bch_key_inode(&sv.keys[0]) == 0);
+	CHECK(sv.keys_unslotted == 1 && sv.nr_lost == 0);
+	bch_salvage_free(&sv);
+
+	for (i = 0; i < im.sb.keys; i++)
+		memset(im.data + bch_bucket_sector(&im.g, im.sb.d[i]) * 512,
+		       0, BUCKET * 512);
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	CHECK(sv.journal_lost && sv.nr_keys == 1 && sv.keys_unslotted == 1);
+	CHECK(sv.nr_lost == 2);
+	CHECK(sv.lost[0].inode == 0 && !strcmp(sv.lost[0].why, "journal lost"));
+	CHECK(sv.lost[1].inode == 1 && sv.lost[1].start == 0 &&
+	      sv.lost[1].end == BCH_LOST_TO_END &&
+	      !strcmp(sv.lost[1].why, "slot not in the UUID table used"));
 	bch_salvage_free(&sv);
 	free(im.data);
 }

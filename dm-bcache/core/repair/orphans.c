@@ -120,8 +120,14 @@ static int add_candidates(struct bch_salvage *sv, const struct bch_extents *v,
 	for (i = 0; i < v->nr; i++) {
 		const struct bch_key *k = &v->k[i];
 
+		/*
+		 * With the journal lost every slot in use is listed whole;
+		 * what lies outside them is of a slot the table found may
+		 * lack, which the salvage then lists by slot.
+		 */
 		if (!bch_key_dirty(k) || !bch_key_ptrs(k) ||
-		    !bch_key_live(&sv->g, sv->gens, k) || !in_lost(sv, k))
+		    !bch_key_live(&sv->g, sv->gens, k) ||
+		    (!sv->journal_lost && !in_lost(sv, k)))
 			continue;
 		if (bch_array_grow((void **)c, cap, *nr, *nr + 1, sizeof(**c),
 				   64))

@@ -10,7 +10,8 @@
  * So they only add to ranges already listed as lost, and only dirty
  * data: the one copy of writes the origin never got, as the salvage
  * keeps from a damaged leaf's valid bsets.  A dirty extent is kept when
- * it lies inside a listed range, is live by the prio chain's gens, and
+ * it lies inside a listed range (with the journal lost, anywhere: see
+ * salvage_headless()), is live by the prio chain's gens, and
  * no other orphan maps any of its sectors differently (then which one is
  * newer is unknown, and both are left out).  The ranges stay listed.
  *

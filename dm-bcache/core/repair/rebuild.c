@@ -91,7 +91,7 @@ static int write_base(struct bch_salvage *sv, const struct bch_meta_io *out)
 
 	if (!r) {
 		base = (struct bch_set_base){
-			.prio_chain = bp.chain, .prio_seq = 1,
+			.prio_chain = bp.chain, .prio_seq = sv->prio_seq + 1,
 			.entry = base_entry, .entry_ctx = &bp,
 			.uuid_bucket = bp.uuid_bucket,
 			.root_bucket = bp.root_bucket,

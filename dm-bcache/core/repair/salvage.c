@@ -2,6 +2,7 @@
 /* Salvaging a damaged cache's index; see salvage.h. */
 #include "repair/salvage.h"
 #include "repair/orphans.h"
+#include "repair/headless.h"
 #include "alloc/prio_read.h"
 #include "btree/children.h"
 #include "btree/extents.h"
@@ -361,6 +362,26 @@ static int keep_orphans(struct walker *w, const struct bch_meta_io *io)
 	return 0;
 }
 
+static int alloc_slots(struct walker *w)
+{
+	struct bch_salvage *sv = w->sv;
+
+	w->nr_slots = sv->g.meta_bucket_bytes /
+		      sizeof(struct bch_uuid_entry_disk);
+	sv->uuids = bch_zalloc(sv->g.meta_bucket_bytes);
+	w->slots = bch_zalloc(w->nr_slots);
+	return sv->uuids && w->slots ? 0 : -ENOMEM;
+}
+
+static void take_slots(struct walker *w, const void *table)
+{
+	const struct bch_uuid_entry_disk *t = table;
+	u32 i;
+
+	for (i = 0; i < w->nr_slots; i++)
+		w->slots[i] = bch_uuid_slot_kind(t[i].uuid) == BCH_UUID_IN_USE;
+}
+
 /* The table @j names, into sv->uuids, if it reads and every slot is sound. */
 static bool read_table(struct walker *w, const struct bch_meta_io *io,
 		       const struct bch_jset_disk *j, void *copy)
@@ -387,8 +408,7 @@ static bool read_table(struct walker *w, const struct bch_meta_io *io,
 		if (bch_uuid_slot_kind(t[i].uuid) != BCH_UUID_FREE &&
 		    bch_uuid_entry_validate(&t[i]))
 			return false;
-	for (i = 0; i < w->nr_slots; i++)
-		w->slots[i] = bch_uuid_slot_kind(t[i].uuid) == BCH_UUID_IN_USE;
+	take_slots(w, copy);
 	sv->jset_version = le32_to_cpu(j->version);
 	return true;
 }
@@ -408,15 +428,11 @@ static int read_uuids(struct walker *w, const struct bch_meta_io *io,
 	bool ok;
 	u32 i;
 
-	w->nr_slots = sv->g.meta_bucket_bytes /
-		      sizeof(struct bch_uuid_entry_disk);
-	sv->uuids = bch_zalloc(sv->g.meta_bucket_bytes);
-	copy = bch_zalloc(sv->g.meta_bucket_bytes);
-	w->slots = bch_zalloc(w->nr_slots);
-	if (!sv->uuids || !copy || !w->slots) {
-		bch_free(copy);
+	if (alloc_slots(w))
 		return -ENOMEM;
-	}
+	copy = bch_zalloc(sv->g.meta_bucket_bytes);
+	if (!copy)
+		return -ENOMEM;
 	ok = read_table(w, io, &js->newest, copy);
 	if (!ok)
 		say(w, "the UUID table journal seq %llu names is damaged or unreadable",
@@ -545,20 +561,30 @@ static int replay_journal(struct walker *w, const struct bch_meta_io *io,
 	return r;
 }
 
+/* The chain's seq: the rebuilt set's prio write must be newer. */
+static void note_seq(void *ctx, u64 bucket, u64 first, u32 count,
+		     const struct bch_prio_set_disk *p)
+{
+	struct bch_salvage *sv = ctx;
+
+	(void)bucket;
+	(void)first;
+	(void)count;
+	sv->prio_seq = max(sv->prio_seq, le64_to_cpu(p->seq));
+}
+
 static int read_prios(struct walker *w, const struct bch_meta_io *io,
-		      const struct bch_jset_disk *j)
+		      u64 head)
 {
 	struct bch_salvage *sv = w->sv;
-	struct bch_prio_reader rd = { 0 };
+	struct bch_prio_reader rd = { .ctx = sv, .visit = note_seq };
 	int r;
 
 	sv->gens = bch_zalloc(sv->g.kg.nbuckets);
 	sv->prios = bch_zalloc(sv->g.kg.nbuckets * sizeof(*sv->prios));
 	if (!sv->gens || !sv->prios)
 		return -ENOMEM;
-	r = bch_prio_read(io, &sv->g,
-			  le64_to_cpu(j->prio_bucket[sv->g.nr_this_dev]),
-			  sv->gens, sv->prios, &rd, NULL);
+	r = bch_prio_read(io, &sv->g, head, sv->gens, sv->prios, &rd, NULL);
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
@@ -612,6 +638,105 @@ static int drop_unslotted(struct walker *w)
 	return r;
 }
 
+/* The salvage when the journal names root, prio chain and UUID table. */
+static int salvage_journalled(struct walker *w, const struct bch_meta_io *io,
+			      struct bch_jscan *js)
+{
+	struct bch_salvage *sv = w->sv;
+	int r;
+
+	sv->newest_seq = js->newest_seq;
+	sv->jset_version = le32_to_cpu(js->newest.version);
+	r = read_prios(w, io,
+		       le64_to_cpu(js->newest.prio_bucket[sv->g.nr_this_dev]));
+	if (!r)
+		r = read_uuids(w, io, js);
+	if (!r)
+		r = walk_tree(w, &js->newest);
+	if (!r && sv->nr_lost)
+		r = keep_orphans(w, io);
+	sv->tree_keys = sv->nr_keys;
+	if (!r)
+		r = replay_journal(w, io, js);
+	if (!r)
+		r = drop_unslotted(w);
+	return r;
+}
+
+/* The UUID table by scanning (repair/headless.h). */
+static int scan_uuids(struct walker *w, const struct bch_meta_io *io)
+{
+	struct bch_salvage *sv = w->sv;
+	struct bch_uuid_found f;
+	int r = alloc_slots(w);
+
+	if (!r)
+		r = bch_uuid_scan(io, &sv->sb, &sv->g, sv->uuids, &f);
+	if (r == -ENOMEM)
+		return r;
+	if (!r) {
+		say(w, "UUID table: bucket %llu (of %u found, all agreeing)",
+		    f.bucket, f.tables);
+		take_slots(w, sv->uuids);
+		/* An agreeing older copy may lack a slot taken since. */
+		w->table_fallback = true;
+		return 0;
+	}
+	if (r == -ENOTUNIQ)
+		say(w, "UUID tables in buckets %llu and %llu disagree: which is current is unknown",
+		    f.bucket, f.other);
+	say(w, "UUID table lost: no origin's slot is known");
+	memset(sv->uuids, 0, sv->g.meta_bucket_bytes);
+	sv->uuids_lost = true;
+	return 0;
+}
+
+/*
+ * No valid journal entry: the prio chain and the UUID table are found by
+ * scanning, the root is lost with the entries, and so is every write
+ * logged only in them, anywhere: every origin's whole range is listed,
+ * and the scan for orphaned nodes gives back the dirty data it can.
+ */
+static int salvage_headless(struct walker *w, const struct bch_meta_io *io)
+{
+	struct bch_salvage *sv = w->sv;
+	struct bch_prio_found pf;
+	int r;
+
+	sv->journal_lost = true;
+	sv->root_lost = true;
+	sv->jset_version = BCH_JSET_VERSION;
+	say(w, "journal: no valid entry: root, prio chain and UUID table %s",
+	    "unknown; scanning for the last two");
+	r = bch_prio_scan(io, &sv->sb, &sv->g, &pf);
+	if (r == -ENOTUNIQ)
+		say(w, "prio chains from buckets %llu and %llu both have seq %llu: %s",
+		    pf.head, pf.other, pf.seq, "which is current is unknown");
+	else if (r == -ENODATA)
+		say(w, "no whole prio chain among %u prio sets: bucket generations are unknown",
+		    pf.sets);
+	if (r)
+		return r == -ENOTUNIQ ? -ENODATA : r;
+	if (pf.cut_seq)
+		say(w, "prio sets of seq %llu form no whole chain: a prio write cut short",
+		    pf.cut_seq);
+	say(w, "prio chain: seq %llu from bucket %llu", pf.seq, pf.head);
+	r = read_prios(w, io, pf.head);
+	if (!r)
+		r = scan_uuids(w, io);
+	/* Neither journal nor table: no key can be tied to an origin. */
+	if (!r && sv->uuids_lost)
+		r = -ENODATA;
+	if (!r)
+		r = lose_range(w, 0, 0, &bch_max_key, "journal lost");
+	if (!r)
+		r = keep_orphans(w, io);
+	sv->tree_keys = sv->nr_keys;
+	if (!r)
+		r = drop_unslotted(w);
+	return r;
+}
+
 int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
 		     const struct bch_sb *sb, bch_salvage_note_fn note,
 		     void *ctx)
@@ -624,31 +749,12 @@ int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
 	sv->sb = *sb;
 	bch_geom_init(&sv->g, &sv->sb);
 	r = bch_jscan_run(io, &sv->sb, &sv->g, &js, NULL, NULL);
-	if (r) {
-		bch_jscan_free(&js);
-		return r;
-	}
-	if (!js.have_newest) {
-		say(&w, "journal: no valid entry: root, prio chain and UUID table unknown");
-		bch_jscan_free(&js);
-		return -ENODATA;
-	}
-	sv->newest_seq = js.newest_seq;
-	sv->jset_version = le32_to_cpu(js.newest.version);
-	r = read_prios(&w, io, &js.newest);
+	w.visited = bch_zalloc(sv->g.kg.nbuckets);
+	if (!r && !w.visited)
+		r = -ENOMEM;
 	if (!r)
-		r = read_uuids(&w, io, &js);
-	if (!r) {
-		w.visited = bch_zalloc(sv->g.kg.nbuckets);
-		r = w.visited ? walk_tree(&w, &js.newest) : -ENOMEM;
-	}
-	if (!r && sv->nr_lost)
-		r = keep_orphans(&w, io);
-	sv->tree_keys = sv->nr_keys;
-	if (!r)
-		r = replay_journal(&w, io, &js);
-	if (!r)
-		r = drop_unslotted(&w);
+		r = js.have_newest ? salvage_journalled(&w, io, &js) :
+				     salvage_headless(&w, io);
 	bch_jscan_free(&js);
 	bch_free(w.buf);
 	bch_free(w.slots);

@@ -10,6 +10,11 @@
  * driver would apply them, so inserting them in that order into an empty
  * index gives every position the key a lookup would have answered with.
  *
+ * With no valid journal entry the prio chain and the UUID table are found
+ * by scanning (repair/headless.h), and every origin's whole range is
+ * listed as lost: the root and every write logged only in the journal
+ * went with it.
+ *
  * What cannot be read is listed as lost: the key range of a node that
  * does not verify (a damaged node's newer keys may have covered any of
  * it), and the journal entries missing from the replay range or cut short
@@ -45,7 +50,7 @@ struct bch_salvage {
 	void *uuids;			/* the UUID table, meta_bucket_bytes */
 	u32 jset_version;		/* names the table's layout */
 	u64 newest_seq;			/* the newest valid journal entry's */
-	u64 prio_seq;
+	u64 prio_seq;			/* the chain read's */
 	/* Leaf keys bset by bset, then the journal's, oldest first. */
 	struct bch_key *keys;
 	u32 nr_keys, cap_keys;
@@ -62,6 +67,8 @@ struct bch_salvage {
 	u32 orphan_keys, orphan_conflicts;
 	bool root_lost;
 	bool uuids_lost;		/* no table read: every slot free */
+	/* No valid journal entry: found by scanning (repair/headless.h). */
+	bool journal_lost;
 };
 
 /* Findings, one line each ("btree node bucket 12: bad checksum"). */
@@ -69,10 +76,12 @@ typedef void (*bch_salvage_note_fn)(void *ctx, const char *msg);
 
 /*
  * Salvage the cache behind @io, whose superblock @sb has been validated.
- * 0; -ENODATA when nothing usable is left (no valid journal entry, or no
- * readable prio chain: without bucket generations no key can be told
- * current from stale); another -errno when memory ran out.  Read errors
- * are damage, not failures: @io should return them, or zeroes, per
+ * 0; -ENODATA when nothing usable is left (no readable prio chain, or
+ * with no valid journal entry no single newest one: without bucket
+ * generations no key can be told current from stale; or with no valid
+ * journal entry no UUID table: no key can be tied to an origin);
+ * another -errno when memory ran out.  Read errors are damage, not
+ * failures: @io should return them, or zeroes, per
  * structure.
  */
 int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,

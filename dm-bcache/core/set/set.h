@@ -49,7 +49,7 @@ struct bch_set {
 	u64 *prio_chain;		/* the chain the journal names */
 	u64 uuid_bucket;
 	void *buf;			/* a prio or UUID bucket */
-	u64 prio_seq;
+	u64 prio_seq;			/* the newest chain's, read or written */
 	u64 replayed;			/* keys replayed at open */
 	u64 commits, refills, gcs;
 	u64 reclaimed;			/* buckets refills reclaimed, in all */
