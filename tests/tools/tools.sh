@@ -25,12 +25,22 @@ run() {
 	case "$tool" in */*) ;; *) tool=$bin/$tool ;; esac
 	out=$("$tool" "$@" 2>&1)
 	rc=$?
+	printf '%s\n' "$out" >"$tmp/run.out"
 	if echo "$out" | grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer'; then
 		failc "$name" "sanitizer: $(echo "$out" | grep -m1 'runtime error\|Sanitizer')"
 	elif [ "$rc" = "$want_rc" ] && echo "$out" | grep -Eq -- "$want"; then
 		pass "$name"
 	else
 		failc "$name" "rc=$rc want $want_rc /$want/: $(echo "$out" | head -n 4 | tr '\n' ' ')"
+	fi
+}
+
+# out_has NAME REGEX: the output of the last run holds REGEX too.
+out_has() {
+	if grep -Eq -- "$2" "$tmp/run.out"; then
+		pass "$1"
+	else
+		failc "$1" "no /$2/ in: $(head -n 4 "$tmp/run.out" | tr '\n' ' ')"
 	fi
 }
 
@@ -332,12 +342,45 @@ cp --sparse=always "$rc_img" "$tmp/rp-z.img"
 "$bin/bcache_damage" journal-zero "$tmp/rp-z.img" >/dev/null
 run repair/journal-lost 1 '^lost: slot 0 \([-0-9a-f]+\) sectors 0-end: journal lost$' \
 	bcache_repair -i "$tmp/rp-z.img" -o "$tmp/rp-zo.img"
-run repair/journal-lost-chain 1 '^salvage: prio chain: seq [0-9]+ from bucket [0-9]+$' \
-	bcache_repair -n -i "$tmp/rp-z.img"
-run repair/journal-lost-table 1 '^salvage: UUID table: bucket [0-9]+ \(of [0-9]+ found, all agreeing\)$' \
-	bcache_repair -n -i "$tmp/rp-z.img"
+out_has repair/journal-lost-chain '^salvage: prio chain: seq [0-9]+ from bucket [0-9]+$'
+out_has repair/journal-lost-table '^salvage: UUID table: bucket [0-9]+ \(the newest of 1 found, stamped [0-9]+; 0 as new\)$'
 "$bin/bcache_export" -q --sectors 8192 "$tmp/rp-zo.img" "$rb_img" "$tmp/rp-z.out"
 if cmp -s -n $((4 << 20)) "$tmp/rp-z.out" "$tmp/seed.data"; then pass repair/journal-lost-data; else failc repair/journal-lost-data "differs from the seeded data"; fi
+# An earlier set's UUID table left in a bucket this set never used (the
+# last), naming another origin in slot 0 and stamped a minute earlier:
+# the newer table is taken, and slot 0 is listed with this set's UUID.
+# Stamped as new as this set's: which one is current is unknown, and
+# nothing is guessed.
+stale_table() {	# stale_table IMG SECONDS-EARLIER
+	"$bin/bcache_dump" "$1" | python3 -c '
+import re, struct, sys
+img, back = sys.argv[1], int(sys.argv[2])
+d = sys.stdin.read()
+nb, bsz = map(int, re.search(r"nbuckets (\d+) bucket_size (\d+)", d).groups())
+at = int(re.search(r"uuids \S+ node \d+ ptr \d+:(\d+)", d).group(1)) * 512
+with open(img, "r+b") as f:
+	f.seek(at)
+	t = bytearray(f.read(bsz * 512))
+	when = max(struct.unpack_from("<3I", t, i * 128 + 48)[j]
+		   for i in range(len(t) // 128) for j in range(3))
+	t[0:16] = bytes(range(0x40, 0x50))
+	struct.pack_into("<2I", t, 48, when - back, when - back)
+	f.seek((nb - 1) * bsz * 512)
+	f.write(t)
+' "$1" "$2"
+}
+zuuid=$("$bin/bcache_dump" "$rc_img" | awk '/^uuid slot 0:/ { print $4 }')
+cp --sparse=always "$rc_img" "$tmp/rp-zs.img"
+stale_table "$tmp/rp-zs.img" 60
+"$bin/bcache_damage" journal-zero "$tmp/rp-zs.img" >/dev/null
+run repair/journal-lost-stale-table 1 '^salvage: UUID table: bucket [0-9]+ \(the newest of 2 found, stamped [0-9]+; 0 as new\)$' \
+	bcache_repair -n -i "$tmp/rp-zs.img"
+out_has repair/journal-lost-stale-table-slot "^lost: slot 0 \\($zuuid\\) sectors 0-end: journal lost$"
+cp --sparse=always "$rc_img" "$tmp/rp-zs.img"
+stale_table "$tmp/rp-zs.img" 0
+"$bin/bcache_damage" journal-zero "$tmp/rp-zs.img" >/dev/null
+run repair/journal-lost-tied-tables 3 '^salvage: UUID tables in buckets [0-9]+ and 2047, both stamped [0-9]+, disagree' \
+	bcache_repair -n -i "$tmp/rp-zs.img"
 # The journal's keys: with all the data in the journal, a damaged root
 # leaf loses nothing of it (its range is listed all the same: what the
 # node held is unknown).

@@ -657,14 +657,17 @@ UNIT_TEST(tree_image_journal_lost_takes_the_newest_chain)
 }
 
 /*
- * Two UUID tables that disagree on slot 0 (an older copy from before it
- * was taken would read as all free and is no candidate; this one names
- * another origin): which is current is unknown, and with the journal
- * gone nothing else ties a key to an origin: nothing usable.
+ * A second UUID table naming another origin in slot 0.  Stamped as the
+ * one slot 0 was taken in: which is current is unknown, and with the
+ * journal gone nothing else ties a key to an origin: nothing usable.
+ * Agreeing on every slot's UUID, the label aside: one table.  Stamped
+ * later (the first is an earlier set's, or a copy from before the
+ * slot changed hands): the newer one is taken, whichever bucket comes
+ * first.
  */
-UNIT_TEST(tree_image_journal_lost_disagreeing_tables)
+UNIT_TEST(tree_image_journal_lost_newest_table)
 {
-	struct bch_uuid_entry_disk *tbl;
+	struct bch_uuid_entry_disk *tbl, *got;
 	struct bch_salvage sv;
 	struct image im;
 
@@ -676,13 +679,31 @@ UNIT_TEST(tree_image_journal_lost_disagreeing_tables)
 			 im.g.meta_bucket_bytes));
 	CHECK(bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL) == -ENODATA);
 
-	/* Agreeing on every slot's UUID, the label aside: one table. */
 	memset(tbl[0].uuid, 0x5a, sizeof(tbl[0].uuid));
 	memcpy(tbl[0].label, "older", 5);
 	CHECK(!img_write(&im, bch_bucket_sector(&im.g, FIRST_DATA + 20), tbl,
 			 im.g.meta_bucket_bytes));
 	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
 	CHECK(!sv.uuids_lost && sv.orphan_keys == 2);
+	bch_salvage_free(&sv);
+
+	memset(tbl[0].uuid, 0x6b, sizeof(tbl[0].uuid));
+	tbl[0].last_reg = cpu_to_le32(2);
+	CHECK(!img_write(&im, bch_bucket_sector(&im.g, FIRST_DATA + 20), tbl,
+			 im.g.meta_bucket_bytes));
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	got = sv.uuids;
+	CHECK(!sv.uuids_lost && got[0].uuid[0] == 0x6b && got[0].uuid[15] == 0x6b);
+	bch_salvage_free(&sv);
+
+	/* Older tables after it, disagreeing with both: passed over. */
+	memset(tbl[0].uuid, 0x6c, sizeof(tbl[0].uuid));
+	tbl[0].last_reg = cpu_to_le32(1);
+	CHECK(!img_write(&im, bch_bucket_sector(&im.g, FIRST_DATA + 30), tbl,
+			 im.g.meta_bucket_bytes));
+	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
+	got = sv.uuids;
+	CHECK(!sv.uuids_lost && got[0].uuid[0] == 0x6b);
 	bch_salvage_free(&sv);
 	free(tbl);
 	free(im.data);

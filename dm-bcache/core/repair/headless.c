@@ -187,9 +187,9 @@ static bool table_like(const struct bch_uuid_entry_disk *t, u32 nr,
 }
 
 /*
- * Two tables agree when every slot holds the same UUID, and every slot in
- * use the same flags and size: labels and registration times change with
- * every attach, which rewrites the table elsewhere.
+ * Two equally new tables agree when every slot holds the same UUID, and
+ * every slot in use the same flags and size: the label alone may differ
+ * (a relabel in the same second).
  */
 static bool tables_agree(const struct bch_uuid_entry_disk *a,
 			 const struct bch_uuid_entry_disk *b, u32 nr)
@@ -201,6 +201,19 @@ static bool tables_agree(const struct bch_uuid_entry_disk *a,
 		    a[i].flags != b[i].flags || a[i].sectors != b[i].sectors)
 			return false;
 	return true;
+}
+
+/* When the table was written, at the earliest: its newest time stamp. */
+static u32 table_time(const struct bch_uuid_entry_disk *t, u32 nr)
+{
+	u32 i, when = 0;
+
+	for (i = 0; i < nr; i++) {
+		when = max(when, le32_to_cpu(t[i].first_reg));
+		when = max(when, le32_to_cpu(t[i].last_reg));
+		when = max(when, le32_to_cpu(t[i].invalidated));
+	}
+	return when;
 }
 
 /*
@@ -221,15 +234,14 @@ int bch_uuid_scan(const struct bch_meta_io *io, const struct bch_sb *sb,
 		  struct bch_uuid_found *f)
 {
 	u32 nr = g->meta_bucket_bytes / sizeof(struct bch_uuid_entry_disk);
-	u32 head = 512 / sizeof(struct bch_uuid_entry_disk), in_use;
+	u32 head = 512 / sizeof(struct bch_uuid_entry_disk), in_use, when;
 	void *buf = bch_zalloc(g->meta_bucket_bytes);
 	u64 b;
-	int r = -ENODATA;
 
 	memset(f, 0, sizeof(*f));
 	if (!buf)
 		return -ENOMEM;
-	for (b = g->kg.first_bucket; b < g->kg.nbuckets && r != -ENOTUNIQ; b++) {
+	for (b = g->kg.first_bucket; b < g->kg.nbuckets; b++) {
 		u64 at = bch_bucket_sector(g, b);
 
 		/* The first sector first: most buckets fail there. */
@@ -238,16 +250,21 @@ int bch_uuid_scan(const struct bch_meta_io *io, const struct bch_sb *sb,
 		    io->read(io->ctx, at, buf, g->meta_bucket_bytes) ||
 		    !table_like(buf, nr, &in_use) || !in_use)
 			continue;
-		f->tables++;
-		if (r == -ENODATA) {
+		when = table_time(buf, nr);
+		if (!f->tables++ || when > f->when) {
 			memcpy(table, buf, g->meta_bucket_bytes);
 			f->bucket = b;
-			r = 0;
-		} else if (!tables_agree(table, buf, nr)) {
-			f->other = b;
-			r = -ENOTUNIQ;
+			f->when = when;
+			f->other = 0;
+			f->same = 1;
+		} else if (when == f->when) {
+			f->same++;
+			if (!f->other && !tables_agree(table, buf, nr))
+				f->other = b;
 		}
 	}
 	bch_free(buf);
-	return r;
+	if (!f->tables)
+		return -ENODATA;
+	return f->other ? -ENOTUNIQ : 0;
 }

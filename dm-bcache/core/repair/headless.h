@@ -17,16 +17,19 @@
  * bucket whose first meta_bucket_bytes read as a table with a slot in use
  * and every slot sound, padding zero and a free slot all zero (the driver
  * and the target write tables from zeroed memory), a slot in use with a
- * registration time and a NUL-padded label, and that does not
- * start as a node, prio set or journal entry does (an empty leaf would
- * read as a table).  Copies left behind when the table moved hold the
- * same UUID in every slot (and the same flags and size in a slot in use)
- * unless a slot was taken or retired since; so the candidates must all
- * agree so, or which one is current is unknown (data that happens to
- * pass as a table also disagrees with the real one, and so does a table
- * an earlier set on the same device left: an error rather than a
- * guess).  Labels and registration times may differ: every attach
- * rewrites them, and the first candidate's are kept.
+ * registration time and a NUL-padded label, and that does not start as
+ * a node, prio set or journal entry does (an empty leaf would read as a
+ * table).  Besides the current table, candidates are copies left behind
+ * each time the table moved, and tables an earlier set on the same
+ * device left (nothing in a table names its set).  Every table write
+ * stamps the slot it changes (taken, registered or retired) with the
+ * time, and all those writes come after the earlier set's last one and
+ * after the copies left: the current table is the one of the newest
+ * stamp.  Candidates as new as it must agree with it on every slot's
+ * UUID (and a slot in use on its flags and size), or which one is
+ * current is unknown: an error rather than a guess.  A clock set back
+ * between an earlier set and this one would make the earlier set's table
+ * look newer; the repair says which bucket it took and of how many.
  *
  * Used by bcache_repair only, through bch_salvage_read().  Single-threaded.
  */
@@ -53,14 +56,16 @@ int bch_prio_scan(const struct bch_meta_io *io, const struct bch_sb *sb,
 
 struct bch_uuid_found {
 	u64 bucket;		/* the table taken */
-	u64 other;		/* with -ENOTUNIQ: a table that disagrees */
+	u64 other;		/* with -ENOTUNIQ: as new, and disagreeing */
+	u32 when;		/* its newest time stamp (seconds) */
 	u32 tables;		/* candidates found */
+	u32 same;		/* of them as new as the one taken */
 };
 
 /*
  * Find the UUID table; into @table (meta_bucket_bytes) when found.  0;
- * -ENODATA when no bucket holds one; -ENOTUNIQ when two disagree;
- * -ENOMEM.
+ * -ENODATA when no bucket holds one; -ENOTUNIQ when two of the newest
+ * stamp disagree; -ENOMEM.
  */
 int bch_uuid_scan(const struct bch_meta_io *io, const struct bch_sb *sb,
 		  const struct bch_geom *g, void *table,

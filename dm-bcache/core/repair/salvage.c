@@ -675,16 +675,16 @@ static int scan_uuids(struct walker *w, const struct bch_meta_io *io)
 	if (r == -ENOMEM)
 		return r;
 	if (!r) {
-		say(w, "UUID table: bucket %llu (of %u found, all agreeing)",
-		    f.bucket, f.tables);
+		say(w, "UUID table: bucket %llu (the newest of %u found, stamped %u; %u as new)",
+		    f.bucket, f.tables, f.when, f.same - 1);
 		take_slots(w, sv->uuids);
-		/* An agreeing older copy may lack a slot taken since. */
+		/* The newest copy left may lack a slot taken since. */
 		w->table_fallback = true;
 		return 0;
 	}
 	if (r == -ENOTUNIQ)
-		say(w, "UUID tables in buckets %llu and %llu disagree: which is current is unknown",
-		    f.bucket, f.other);
+		say(w, "UUID tables in buckets %llu and %llu, both stamped %u, disagree: %s",
+		    f.bucket, f.other, f.when, "which is current is unknown");
 	say(w, "UUID table lost: no origin's slot is known");
 	memset(sv->uuids, 0, sv->g.meta_bucket_bytes);
 	sv->uuids_lost = true;
