@@ -2,27 +2,37 @@
 /* Reading the prio/gen chain; see prio_read.h. */
 #include "alloc/prio_read.h"
 
-static int stop(struct bch_prio_bad *bad, u32 link, u64 bucket,
+static int stop(struct bch_prio_result *res, u32 link, u64 bucket,
 		const char *why)
 {
-	if (bad) {
-		memset(bad, 0, sizeof(*bad));
-		bad->link = link;
-		bad->bucket = bucket;
-		bad->why = why;
+	if (res) {
+		res->link = link;
+		res->bucket = bucket;
+		res->why = why;
 	}
 	return 1;
 }
 
+static void note_seq(struct bch_prio_result *res, u32 link, u64 seq)
+{
+	if (!res)
+		return;
+	if (link && seq != res->seq)
+		res->mixed_seq = true;
+	res->seq = link ? max(res->seq, seq) : seq;
+}
+
 int bch_prio_read(const struct bch_meta_io *io, const struct bch_geom *g,
 		  u64 head, u8 *gens, u16 *prios,
-		  const struct bch_prio_reader *rd, struct bch_prio_bad *bad)
+		  const struct bch_prio_reader *rd, struct bch_prio_result *res)
 {
 	struct bch_prio_set_disk *p = bch_zalloc(g->meta_bucket_bytes);
 	u64 bucket = head, first = 0;
 	u32 link;
 	int r = 0;
 
+	if (res)
+		memset(res, 0, sizeof(*res));
 	if (!p)
 		return -ENOMEM;
 	for (link = 0; link < g->nr_prio_buckets && !r; link++) {
@@ -30,11 +40,11 @@ int bch_prio_read(const struct bch_meta_io *io, const struct bch_geom *g,
 		u32 i, count;
 
 		if (bucket < g->kg.first_bucket || bucket >= g->kg.nbuckets) {
-			r = stop(bad, link, bucket, "outside the device");
+			r = stop(res, link, bucket, "outside the device");
 			break;
 		}
 		if (rd && rd->claim && !rd->claim(rd->ctx, link, bucket)) {
-			r = stop(bad, link, bucket, NULL);
+			r = stop(res, link, bucket, NULL);
 			break;
 		}
 		r = io->read(io->ctx, bch_bucket_sector(g, bucket), p,
@@ -45,15 +55,15 @@ int bch_prio_read(const struct bch_meta_io *io, const struct bch_geom *g,
 		if (err) {
 			u64 csum = bch_prio_csum(p, g);
 
-			r = stop(bad, link, bucket, err);
-			if (bad && csum != le64_to_cpu(p->csum)) {
-				bad->what = "csum";
-				bad->expected = csum;
-				bad->found = le64_to_cpu(p->csum);
-			} else if (bad) {
-				bad->what = "magic";
-				bad->expected = g->pset_magic;
-				bad->found = le64_to_cpu(p->magic);
+			r = stop(res, link, bucket, err);
+			if (res && csum != le64_to_cpu(p->csum)) {
+				res->what = "csum";
+				res->expected = csum;
+				res->found = le64_to_cpu(p->csum);
+			} else if (res) {
+				res->what = "magic";
+				res->expected = g->pset_magic;
+				res->found = le64_to_cpu(p->magic);
 			}
 			break;
 		}
@@ -66,6 +76,7 @@ int bch_prio_read(const struct bch_meta_io *io, const struct bch_geom *g,
 			if (prios)
 				prios[first + i] = e.prio;
 		}
+		note_seq(res, link, le64_to_cpu(p->seq));
 		if (rd && rd->visit)
 			rd->visit(rd->ctx, bucket, first, count, p);
 		first += count;

@@ -12,8 +12,16 @@
 
 #include "format/prio.h"
 
-/* Why the chain could not be read, for the caller's message. */
-struct bch_prio_bad {
+/* What a read of the chain found. */
+struct bch_prio_result {
+	/*
+	 * The highest seq of the links read; every link of one prio write
+	 * carries the same one (the scan for a lost journal's chain and
+	 * the next prio write go on from it).
+	 */
+	u64 seq;
+	bool mixed_seq;		/* links read with different seqs */
+	/* When stopped, why, for the caller's message: */
 	u32 link;		/* position in the chain */
 	u64 bucket;
 	/* "outside the device", the validator's, or NULL: a claim stopped it */
@@ -33,11 +41,12 @@ struct bch_prio_reader {
 
 /*
  * Read the chain from @head into @gens (and @prios, if not NULL), each
- * nbuckets long.  0 when read whole; 1 when stopped (by a bad bucket,
- * described in @bad, or by @rd->claim); a negative errno on I/O error.
+ * nbuckets long, and what it found into @res (if not NULL).  0 when read
+ * whole; 1 when stopped (by a bad bucket, described in @res, or by
+ * @rd->claim); a negative errno on I/O error.
  */
 int bch_prio_read(const struct bch_meta_io *io, const struct bch_geom *g,
 		  u64 head, u8 *gens, u16 *prios,
-		  const struct bch_prio_reader *rd, struct bch_prio_bad *bad);
+		  const struct bch_prio_reader *rd, struct bch_prio_result *res);
 
 #endif

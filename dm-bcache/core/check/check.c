@@ -189,7 +189,7 @@ static int check_prios(struct bch_chk *c)
 {
 	struct bch_geom *g = &c->g;
 	struct bch_prio_reader rd = { c, prio_claim, prio_visit };
-	struct bch_prio_bad bad;
+	struct bch_prio_result bad;
 	int r;
 
 	r = bch_prio_read(c->io, g,

@@ -29,35 +29,19 @@ static int by_seq_down(const void *a, const void *b)
 	return x->bucket < y->bucket ? -1 : x->bucket > y->bucket;
 }
 
-/* Every link of one chain must carry the seq its head does. */
-struct same_seq {
-	u64 seq;
-	bool other;
-};
-
-static void check_seq(void *ctx, u64 bucket, u64 first, u32 count,
-		      const struct bch_prio_set_disk *p)
-{
-	struct same_seq *s = ctx;
-
-	(void)bucket;
-	(void)first;
-	(void)count;
-	if (le64_to_cpu(p->seq) != s->seq)
-		s->other = true;
-}
-
-/* Whether a whole chain of @seq reads from @head. */
+/*
+ * Whether a whole chain reads from @head, every link of the seq the head
+ * has (the seq it was found by).
+ */
 static int whole_chain(const struct bch_meta_io *io, const struct bch_geom *g,
-		       u64 head, u64 seq, u8 *gens)
+		       u64 head, u8 *gens)
 {
-	struct same_seq s = { .seq = seq };
-	struct bch_prio_reader rd = { .ctx = &s, .visit = check_seq };
-	int r = bch_prio_read(io, g, head, gens, NULL, &rd, NULL);
+	struct bch_prio_result res;
+	int r = bch_prio_read(io, g, head, gens, NULL, NULL, &res);
 
 	if (r == -ENOMEM)
 		return r;
-	return !r && !s.other;
+	return !r && !res.mixed_seq;
 }
 
 /* The prio sets of this cache: each bucket's first sector, magic only. */
@@ -107,8 +91,7 @@ int bch_prio_scan(const struct bch_meta_io *io, const struct bch_sb *sb,
 
 		heads = 0;
 		for (j = i; j < nr && sets[j].seq == sets[i].seq; j++) {
-			w = whole_chain(io, g, sets[j].bucket, sets[j].seq,
-					gens);
+			w = whole_chain(io, g, sets[j].bucket, gens);
 			if (w < 0)
 				break;
 			if (w && heads++)

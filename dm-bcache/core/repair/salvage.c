@@ -561,36 +561,26 @@ static int replay_journal(struct walker *w, const struct bch_meta_io *io,
 	return r;
 }
 
-/* The chain's seq: the rebuilt set's prio write must be newer. */
-static void note_seq(void *ctx, u64 bucket, u64 first, u32 count,
-		     const struct bch_prio_set_disk *p)
-{
-	struct bch_salvage *sv = ctx;
-
-	(void)bucket;
-	(void)first;
-	(void)count;
-	sv->prio_seq = max(sv->prio_seq, le64_to_cpu(p->seq));
-}
-
 static int read_prios(struct walker *w, const struct bch_meta_io *io,
 		      u64 head)
 {
 	struct bch_salvage *sv = w->sv;
-	struct bch_prio_reader rd = { .ctx = sv, .visit = note_seq };
+	struct bch_prio_result res;
 	int r;
 
 	sv->gens = bch_zalloc(sv->g.kg.nbuckets);
 	sv->prios = bch_zalloc(sv->g.kg.nbuckets * sizeof(*sv->prios));
 	if (!sv->gens || !sv->prios)
 		return -ENOMEM;
-	r = bch_prio_read(io, &sv->g, head, sv->gens, sv->prios, &rd, NULL);
+	r = bch_prio_read(io, &sv->g, head, sv->gens, sv->prios, NULL, &res);
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
 		say(w, "prio chain unreadable: bucket generations are unknown");
 		return -ENODATA;
 	}
+	/* The rebuilt set's prio write must be newer than any link. */
+	sv->prio_seq = res.seq;
 	return 0;
 }
 

@@ -45,22 +45,6 @@ static bool record_link(void *ctx, u32 link, u64 bucket)
 	return true;
 }
 
-/*
- * The chain's seq: the next prio write goes on from it, as the driver's
- * does, so the newest chain on disk always has the highest seq (what
- * bcache_repair's scan looks for when the journal is lost).
- */
-static void record_seq(void *ctx, u64 bucket, u64 first, u32 count,
-		       const struct bch_prio_set_disk *p)
-{
-	struct bch_set *s = ctx;
-
-	(void)bucket;
-	(void)first;
-	(void)count;
-	s->prio_seq = le64_to_cpu(p->seq);
-}
-
 static int replay_key(void *ctx, const struct bch_key *k)
 {
 	struct bch_set *s = ctx;
@@ -181,9 +165,8 @@ static void mark_dirty_node(struct bch_set *s, const struct bch_bnode *n)
 static int load(struct bch_set *s, struct bch_jscan *js, u8 *gens, u16 *prios)
 {
 	const struct bch_geom *g = &s->g;
-	struct bch_prio_reader rd = {
-		.ctx = s, .claim = record_link, .visit = record_seq,
-	};
+	struct bch_prio_reader rd = { .ctx = s, .claim = record_link };
+	struct bch_prio_result res;
 	u32 node_keys = g->btree_sectors * 512 / KEY_BYTES / 2;
 	struct bch_key root, uuid;
 	u64 i;
@@ -191,9 +174,15 @@ static int load(struct bch_set *s, struct bch_jscan *js, u8 *gens, u16 *prios)
 
 	r = bch_prio_read(s->io, g,
 			  le64_to_cpu(js->newest.prio_bucket[g->nr_this_dev]),
-			  gens, prios, &rd, NULL);
+			  gens, prios, &rd, &res);
 	if (r)
 		return r < 0 ? r : -EIO;
+	/*
+	 * The next prio write goes on from the chain's seq, as the driver's
+	 * does, so the newest chain on disk always has the highest seq (what
+	 * bcache_repair's scan looks for when the journal is lost).
+	 */
+	s->prio_seq = res.seq;
 	bch_key_decode(js->newest.uuid_bucket, BCH_BKEY_PAD_U64S, &uuid);
 	s->uuid_bucket = bch_ptr_bucket(g, uuid.ptr[0]);
 	bch_key_decode(js->newest.btree_root, BCH_BKEY_PAD_U64S, &root);

@@ -80,6 +80,10 @@ repair() {
 	cat /tmp/repair.out
 	expect_eq "bcache_repair's exit code" $rc "$1"
 }
+# The leaf keys of a dump that cover origin sector $1.
+keys_at() {
+	awk -v s="$1" '/^    key 0:[0-9]+-/ { split($2, r, "[:-]"); if (r[2] <= s + 0 && s + 0 < r[3]) print }' "$2"
+}
 # served LOST...: a table on the repaired copy serves the written data
 # outside the LOST ranges (origin sectors A-B, relative to MiB 16 here);
 # inside them each 4 KiB block is the written one (dirty data the scan
@@ -104,11 +108,19 @@ served() {
 		  for (i = 1; i <= n; i++) if (s >= lo[i] + 0 && s + 7 <= hi[i] + 0) inside = 1
 		  if ($1 == $3) next
 		  if (inside && $1 == z) { zeroed++; next }
-		  bad++ }
+		  if (bad++ < 8) printf "origin sector %d (%s a listed range): %s\n", s,
+			inside ? "inside" : "outside", $1 == z ? "zeroes" : "other data" >"/tmp/blk/bad"
+		  }
 		END { if (NR != 4096) print "short"; else if (bad) print "bad"; else print zeroed + 0 }')
 	case $zeroed in
 	short) fail "the served data is not 4096 blocks" ;;
-	bad) fail "the repaired cache serves other data" ;;
+	bad)	dmsetup remove dmb
+		bcache_dump /dev/mapper/rep >/tmp/dump.rep
+		local at
+		at=$(awk '{ print $3; exit }' /tmp/blk/bad)
+		fail "the repaired cache serves other data: $(cat /tmp/blk/bad)
+the keys at origin sector $at before: $(keys_at "$at" /tmp/dump)
+and in the repaired copy: $(keys_at "$at" /tmp/dump.rep)" ;;
 	esac
 	log "$zeroed blocks of the listed ranges read as the origin's zeroes"
 	expect_eq "dirty in the repaired cache" "$(status_field dmb 4)" $((dirty - zeroed * 8))
