@@ -63,7 +63,7 @@ N_PROBE=11
 # dump, json, repair, repaired); the images phase: check, dump, json, a
 # repair without the journal, and the same five for each class.
 N_CLASSES=$(grep -cEv '^(#|$)' tests/vm/damage-classes.txt)
-N_TOOLS=$((296 + 10 * N_CLASSES))
+N_TOOLS=$((306 + 10 * N_CLASSES))
 N_CLI=159
 N_DOCS=$((4 + $(find docs/man -name '*.[78]' | wc -l)))
 N_BENCH_REPORT=16

@@ -381,6 +381,29 @@ stale_table "$tmp/rp-zs.img" 0
 "$bin/bcache_damage" journal-zero "$tmp/rp-zs.img" >/dev/null
 run repair/journal-lost-tied-tables 3 '^salvage: UUID tables in buckets [0-9]+ and 2047, both stamped [0-9]+, disagree' \
 	bcache_repair -n -i "$tmp/rp-zs.img"
+# The administrator names the table (either one) or the prio chain;
+# a bucket that is no table or no chain leaves nothing usable; a table
+# named with a valid journal entry is refused (the entry names one).
+run repair/given-uuid-bucket 1 '^lost: slot 0 \(40414243-4445-4647-4849-4a4b4c4d4e4f\) sectors 0-end: journal lost$' \
+	bcache_repair -n --uuid-bucket 2047 -i "$tmp/rp-zs.img"
+out_has repair/given-uuid-bucket-said '^salvage: UUID table: bucket 2047, as given$'
+zbucket=$(( $("$bin/bcache_dump" "$rc_img" | sed -n 's/^  uuids .* ptr [0-9]*:\([0-9]*\) .*/\1/p' | tail -n 1) / 256 ))
+run repair/given-uuid-bucket-other 1 "^lost: slot 0 \\($zuuid\\) sectors 0-end: journal lost$" \
+	bcache_repair -n --uuid-bucket "$zbucket" -i "$tmp/rp-zs.img"
+run repair/given-uuid-bucket-no-table 3 '^salvage: bucket 2046 \(given\) does not read as a UUID table$' \
+	bcache_repair -n --uuid-bucket 2046 -i "$tmp/rp-zs.img"
+zprio=$("$bin/bcache_dump" "$rc_img" | sed -n 's/^prio bucket \([0-9]*\): .*/\1/p' | head -n 1)
+run repair/given-prio-bucket 1 "^salvage: prio chain: seq [0-9]+ from bucket $zprio, as given$" \
+	bcache_repair -n --prio-bucket "$zprio" --uuid-bucket "$zbucket" -i "$tmp/rp-zs.img"
+run repair/given-prio-bucket-no-chain 3 '^salvage: prio chain from bucket 2046 unreadable' \
+	bcache_repair -n --prio-bucket 2046 -i "$tmp/rp-zs.img"
+run repair/given-prio-bucket-journalled 1 "^salvage: prio chain: from bucket $zprio as given, not bucket $zprio as journal seq [0-9]+ names$" \
+	bcache_repair -n --prio-bucket "$zprio" -i "$tmp/rp-d.img"
+run repair/given-uuid-bucket-journalled 2 '^salvage: journal seq [0-9]+ names the UUID table: --uuid-bucket is for a lost journal$' \
+	bcache_repair -n --uuid-bucket "$zbucket" -i "$tmp/rp-d.img"
+run repair/given-bucket-clean 0 '^the buckets given are not used: nothing to repair$' \
+	bcache_repair -n --prio-bucket "$zprio" -i "$rc_img"
+run repair/given-bucket-usage 2 "--prio-bucket: 'x'" bcache_repair -n --prio-bucket x -i "$tmp/rp-d.img"
 # The journal's keys: with all the data in the journal, a damaged root
 # leaf loses nothing of it (its range is listed all the same: what the
 # node held is unknown).

@@ -50,6 +50,7 @@ static struct bch_dev in, out;
 static struct {
 	const char *input, *output, *undo, *rollback;
 	bool in_place, dry_run, force;
+	struct bch_salvage_given given;
 } opt;
 
 /*
@@ -173,6 +174,10 @@ static void usage(FILE *f)
 "  -n, --dry-run            report what would be saved and lost; write\n"
 "                           nothing\n"
 "      --force              write OUTPUT even if it holds a signature\n"
+"      --prio-bucket N      read the prio chain from bucket N, not from the\n"
+"                           bucket the journal names or the scan finds\n"
+"      --uuid-bucket N      with the journal lost: take the UUID table in\n"
+"                           bucket N, not the one the scan finds\n"
 BCH_CLI_COMMON_HELP
 "\n"
 "Lost ranges are printed as 'lost: slot N (UUID) sectors A-B: why', in\n"
@@ -545,6 +550,8 @@ static int repair(void)
 	if (r > 1)
 		return r;
 	if (r == 1) {
+		if (opt.given.prio || opt.given.uuids)
+			bch_out("the buckets given are not used: nothing to repair\n");
 		if (opt.in_place || opt.dry_run)
 			return 0;
 		r = open_output();
@@ -553,10 +560,16 @@ static int repair(void)
 		if (r != COPY_UNREADABLE)
 			return r;
 	}
-	r = bch_salvage_read(&sv, &in_io, &res.sb, note, NULL);
+	r = bch_salvage_read_given(&sv, &in_io, &res.sb, &opt.given, note,
+				   NULL);
 	if (r == -ENODATA) {
 		bch_err("%s: nothing usable is left", in.path);
 		return EXIT_NOTHING;
+	}
+	if (r == -EINVAL) {
+		bch_err("%s: a bucket given cannot be used here (see above)",
+			in.path);
+		return BCH_EXIT_USAGE;
 	}
 	if (r) {
 		bch_err("%s: salvage failed: %s", in.path, strerror(-r));
@@ -631,7 +644,10 @@ static int repair(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_IN_PLACE = 256, OPT_UNDO, OPT_ROLLBACK, OPT_FORCE };
+	enum {
+		OPT_IN_PLACE = 256, OPT_UNDO, OPT_ROLLBACK, OPT_FORCE,
+		OPT_PRIO, OPT_UUIDS,
+	};
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
@@ -640,6 +656,8 @@ int main(int argc, char **argv)
 		{ "rollback", required_argument, NULL, OPT_ROLLBACK },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "prio-bucket", required_argument, NULL, OPT_PRIO },
+		{ "uuid-bucket", required_argument, NULL, OPT_UUIDS },
 		BCH_CLI_COMMON_OPTS
 	};
 	struct bch_cli cli;
@@ -670,6 +688,18 @@ int main(int argc, char **argv)
 		case OPT_FORCE:
 			opt.force = true;
 			break;
+		case OPT_PRIO:
+			if (bch_cli_number("--prio-bucket", optarg, 1, ~0ULL,
+					   "buckets", &opt.given.prio_bucket))
+				return BCH_EXIT_USAGE;
+			opt.given.prio = true;
+			break;
+		case OPT_UUIDS:
+			if (bch_cli_number("--uuid-bucket", optarg, 1, ~0ULL,
+					   "buckets", &opt.given.uuid_bucket))
+				return BCH_EXIT_USAGE;
+			opt.given.uuids = true;
+			break;
 		default:
 			r = bch_cli_common(&cli, c);
 			if (r >= 0)
@@ -684,7 +714,8 @@ int main(int argc, char **argv)
 		return r;
 	bch_crc64_init();
 	if (opt.rollback) {
-		if (opt.in_place || opt.input || opt.output || opt.undo) {
+		if (opt.in_place || opt.input || opt.output || opt.undo ||
+		    opt.given.prio || opt.given.uuids) {
 			bch_err("--rollback takes only an undo file and DEVICE");
 			return BCH_EXIT_USAGE;
 		}

@@ -212,26 +212,36 @@ static bool other_metadata(const struct bch_geom *g, const void *buf)
 	       magic == g->jset_magic;
 }
 
+/* Whether bucket @b holds a table, read into @buf (meta_bucket_bytes). */
+static bool table_at(const struct bch_meta_io *io, const struct bch_sb *sb,
+		     const struct bch_geom *g, u64 b, void *buf)
+{
+	u32 nr = g->meta_bucket_bytes / sizeof(struct bch_uuid_entry_disk);
+	u32 head = 512 / sizeof(struct bch_uuid_entry_disk), in_use;
+	u64 at = bch_bucket_sector(g, b);
+
+	/* The first sector first: most buckets fail there. */
+	return b >= g->kg.first_bucket && b < g->kg.nbuckets &&
+	       !journal_bucket(sb, b) && !io->read(io->ctx, at, buf, 512) &&
+	       !other_metadata(g, buf) && table_like(buf, head, &in_use) &&
+	       !io->read(io->ctx, at, buf, g->meta_bucket_bytes) &&
+	       table_like(buf, nr, &in_use) && in_use;
+}
+
 int bch_uuid_scan(const struct bch_meta_io *io, const struct bch_sb *sb,
 		  const struct bch_geom *g, void *table,
 		  struct bch_uuid_found *f)
 {
 	u32 nr = g->meta_bucket_bytes / sizeof(struct bch_uuid_entry_disk);
-	u32 head = 512 / sizeof(struct bch_uuid_entry_disk), in_use, when;
 	void *buf = bch_zalloc(g->meta_bucket_bytes);
+	u32 when;
 	u64 b;
 
 	memset(f, 0, sizeof(*f));
 	if (!buf)
 		return -ENOMEM;
 	for (b = g->kg.first_bucket; b < g->kg.nbuckets; b++) {
-		u64 at = bch_bucket_sector(g, b);
-
-		/* The first sector first: most buckets fail there. */
-		if (journal_bucket(sb, b) || io->read(io->ctx, at, buf, 512) ||
-		    other_metadata(g, buf) || !table_like(buf, head, &in_use) ||
-		    io->read(io->ctx, at, buf, g->meta_bucket_bytes) ||
-		    !table_like(buf, nr, &in_use) || !in_use)
+		if (!table_at(io, sb, g, b, buf))
 			continue;
 		when = table_time(buf, nr);
 		if (!f->tables++ || when > f->when) {
@@ -250,4 +260,20 @@ int bch_uuid_scan(const struct bch_meta_io *io, const struct bch_sb *sb,
 	if (!f->tables)
 		return -ENODATA;
 	return f->other ? -ENOTUNIQ : 0;
+}
+
+int bch_uuid_given(const struct bch_meta_io *io, const struct bch_sb *sb,
+		   const struct bch_geom *g, u64 bucket, void *table)
+{
+	void *buf = bch_zalloc(g->meta_bucket_bytes);
+	int r = -ENODATA;
+
+	if (!buf)
+		return -ENOMEM;
+	if (table_at(io, sb, g, bucket, buf)) {
+		memcpy(table, buf, g->meta_bucket_bytes);
+		r = 0;
+	}
+	bch_free(buf);
+	return r;
 }

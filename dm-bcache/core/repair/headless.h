@@ -71,4 +71,12 @@ int bch_uuid_scan(const struct bch_meta_io *io, const struct bch_sb *sb,
 		  const struct bch_geom *g, void *table,
 		  struct bch_uuid_found *f);
 
+/*
+ * The table in @bucket, which an administrator named, into @table when it
+ * reads as one as the scan judges a candidate.  0; -ENODATA when it does
+ * not; -ENOMEM.
+ */
+int bch_uuid_given(const struct bch_meta_io *io, const struct bch_sb *sb,
+		   const struct bch_geom *g, u64 bucket, void *table);
+
 #endif

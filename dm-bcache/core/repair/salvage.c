@@ -16,6 +16,7 @@
 struct walker {
 	struct bch_salvage *sv;
 	const struct bch_meta_io *io;
+	const struct bch_salvage_given *given;
 	bch_salvage_note_fn note;
 	void *ctx;
 	void *buf;			/* one node image */
@@ -576,7 +577,13 @@ static int read_prios(struct walker *w, const struct bch_meta_io *io,
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
-		say(w, "prio chain unreadable: bucket generations are unknown");
+		say(w, "prio chain from bucket %llu unreadable: bucket generations are unknown",
+		    head);
+		return -ENODATA;
+	}
+	if (w->given->prio && res.mixed_seq) {
+		say(w, "the prio chain from bucket %llu is not one prio write: %s",
+		    head, "its links' seqs differ");
 		return -ENODATA;
 	}
 	/* The rebuilt set's prio write must be newer than any link. */
@@ -635,10 +642,21 @@ static int salvage_journalled(struct walker *w, const struct bch_meta_io *io,
 	struct bch_salvage *sv = w->sv;
 	int r;
 
+	u64 head = le64_to_cpu(js->newest.prio_bucket[sv->g.nr_this_dev]);
+
 	sv->newest_seq = js->newest_seq;
 	sv->jset_version = le32_to_cpu(js->newest.version);
-	r = read_prios(w, io,
-		       le64_to_cpu(js->newest.prio_bucket[sv->g.nr_this_dev]));
+	if (w->given->uuids) {
+		say(w, "journal seq %llu names the UUID table: --uuid-bucket is for a lost journal",
+		    sv->newest_seq);
+		return -EINVAL;
+	}
+	if (w->given->prio) {
+		say(w, "prio chain: from bucket %llu as given, %s %llu as journal seq %llu names",
+		    w->given->prio_bucket, "not bucket", head, sv->newest_seq);
+		head = w->given->prio_bucket;
+	}
+	r = read_prios(w, io, head);
 	if (!r)
 		r = read_uuids(w, io, js);
 	if (!r)
@@ -653,51 +671,62 @@ static int salvage_journalled(struct walker *w, const struct bch_meta_io *io,
 	return r;
 }
 
-/* The UUID table by scanning (repair/headless.h). */
+/* The UUID table as given, or by scanning (repair/headless.h). */
 static int scan_uuids(struct walker *w, const struct bch_meta_io *io)
 {
 	struct bch_salvage *sv = w->sv;
+	const struct bch_salvage_given *gv = w->given;
 	struct bch_uuid_found f;
 	int r = alloc_slots(w);
 
-	if (!r)
+	if (r)
+		return r;
+	if (gv->uuids) {
+		r = bch_uuid_given(io, &sv->sb, &sv->g, gv->uuid_bucket, sv->uuids);
+		if (!r)
+			say(w, "UUID table: bucket %llu, as given", gv->uuid_bucket);
+		else if (r == -ENODATA)
+			say(w, "bucket %llu (given) does not read as a UUID table",
+			    gv->uuid_bucket);
+	} else {
 		r = bch_uuid_scan(io, &sv->sb, &sv->g, sv->uuids, &f);
+		if (!r)
+			say(w, "UUID table: bucket %llu (%s %u found, stamped %u; %u as new)",
+			    f.bucket, "the newest of", f.tables, f.when,
+			    f.same - 1);
+		else if (r == -ENOTUNIQ)
+			say(w, "UUID tables in buckets %llu and %llu, %s %u, disagree: %s",
+			    f.bucket, f.other, "both stamped", f.when,
+			    "which is current is unknown");
+	}
 	if (r == -ENOMEM)
 		return r;
 	if (!r) {
-		say(w, "UUID table: bucket %llu (the newest of %u found, stamped %u; %u as new)",
-		    f.bucket, f.tables, f.when, f.same - 1);
 		take_slots(w, sv->uuids);
-		/* The newest copy left may lack a slot taken since. */
+		/* The table found may be a copy lacking a slot taken since. */
 		w->table_fallback = true;
 		return 0;
 	}
-	if (r == -ENOTUNIQ)
-		say(w, "UUID tables in buckets %llu and %llu, both stamped %u, disagree: %s",
-		    f.bucket, f.other, f.when, "which is current is unknown");
 	say(w, "UUID table lost: no origin's slot is known");
 	memset(sv->uuids, 0, sv->g.meta_bucket_bytes);
 	sv->uuids_lost = true;
 	return 0;
 }
 
-/*
- * No valid journal entry: the prio chain and the UUID table are found by
- * scanning, the root is lost with the entries, and so is every write
- * logged only in them, anywhere: every origin's whole range is listed,
- * and the scan for orphaned nodes gives back the dirty data it can.
- */
-static int salvage_headless(struct walker *w, const struct bch_meta_io *io)
+/* The prio chain as given, or by scanning (repair/headless.h). */
+static int scan_prios(struct walker *w, const struct bch_meta_io *io)
 {
 	struct bch_salvage *sv = w->sv;
 	struct bch_prio_found pf;
 	int r;
 
-	sv->journal_lost = true;
-	sv->root_lost = true;
-	sv->jset_version = BCH_JSET_VERSION;
-	say(w, "journal: no valid entry: root, prio chain and UUID table %s",
-	    "unknown; scanning for the last two");
+	if (w->given->prio) {
+		r = read_prios(w, io, w->given->prio_bucket);
+		if (!r)
+			say(w, "prio chain: seq %llu from bucket %llu, as given",
+			    sv->prio_seq, w->given->prio_bucket);
+		return r;
+	}
 	r = bch_prio_scan(io, &sv->sb, &sv->g, &pf);
 	if (r == -ENOTUNIQ)
 		say(w, "prio chains from buckets %llu and %llu both have seq %llu: %s",
@@ -711,7 +740,27 @@ static int salvage_headless(struct walker *w, const struct bch_meta_io *io)
 		say(w, "prio sets of seq %llu form no whole chain: a prio write cut short",
 		    pf.cut_seq);
 	say(w, "prio chain: seq %llu from bucket %llu", pf.seq, pf.head);
-	r = read_prios(w, io, pf.head);
+	return read_prios(w, io, pf.head);
+}
+
+/*
+ * No valid journal entry: the prio chain and the UUID table are found by
+ * scanning (or named by the administrator), the root is lost with the
+ * entries, and so is every write logged only in them, anywhere: every
+ * origin's whole range is listed, and the scan for orphaned nodes gives
+ * back the dirty data it can.
+ */
+static int salvage_headless(struct walker *w, const struct bch_meta_io *io)
+{
+	struct bch_salvage *sv = w->sv;
+	int r;
+
+	sv->journal_lost = true;
+	sv->root_lost = true;
+	sv->jset_version = BCH_JSET_VERSION;
+	say(w, "journal: no valid entry: root, prio chain and UUID table %s",
+	    "unknown; scanning for the last two");
+	r = scan_prios(w, io);
 	if (!r)
 		r = scan_uuids(w, io);
 	/* Neither journal nor table: no key can be tied to an origin. */
@@ -731,7 +780,20 @@ int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
 		     const struct bch_sb *sb, bch_salvage_note_fn note,
 		     void *ctx)
 {
-	struct walker w = { .sv = sv, .io = io, .note = note, .ctx = ctx };
+	static const struct bch_salvage_given none;
+
+	return bch_salvage_read_given(sv, io, sb, &none, note, ctx);
+}
+
+int bch_salvage_read_given(struct bch_salvage *sv,
+			   const struct bch_meta_io *io,
+			   const struct bch_sb *sb,
+			   const struct bch_salvage_given *given,
+			   bch_salvage_note_fn note, void *ctx)
+{
+	struct walker w = {
+		.sv = sv, .io = io, .given = given, .note = note, .ctx = ctx,
+	};
 	struct bch_jscan js;
 	int r;
 

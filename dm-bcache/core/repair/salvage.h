@@ -75,6 +75,16 @@ struct bch_salvage {
 typedef void (*bch_salvage_note_fn)(void *ctx, const char *msg);
 
 /*
+ * What an administrator names instead of what the newest journal entry
+ * or the scan would give (bcache_repair --prio-bucket, --uuid-bucket).
+ */
+struct bch_salvage_given {
+	bool prio;		/* the prio chain read from prio_bucket */
+	bool uuids;		/* the UUID table from uuid_bucket */
+	u64 prio_bucket, uuid_bucket;
+};
+
+/*
  * Salvage the cache behind @io, whose superblock @sb has been validated.
  * 0; -ENODATA when nothing usable is left (no readable prio chain, or
  * with no valid journal entry no single newest one: without bucket
@@ -87,6 +97,19 @@ typedef void (*bch_salvage_note_fn)(void *ctx, const char *msg);
 int bch_salvage_read(struct bch_salvage *sv, const struct bch_meta_io *io,
 		     const struct bch_sb *sb, bch_salvage_note_fn note,
 		     void *ctx);
+
+/*
+ * The same, with the prio chain or the UUID table (journal lost only: a
+ * valid entry names the table) taken from the buckets @given names.  A
+ * chain that does not read whole as one prio write, or a bucket that
+ * does not read as a table, leaves nothing usable (-ENODATA); a UUID
+ * table given with a valid journal entry is refused (-EINVAL).
+ */
+int bch_salvage_read_given(struct bch_salvage *sv,
+			   const struct bch_meta_io *io,
+			   const struct bch_sb *sb,
+			   const struct bch_salvage_given *given,
+			   bch_salvage_note_fn note, void *ctx);
 void bch_salvage_free(struct bch_salvage *sv);
 
 /*
