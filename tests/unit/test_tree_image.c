@@ -656,6 +656,14 @@ UNIT_TEST(tree_image_journal_lost_takes_the_newest_chain)
 	free(im.data);
 }
 
+/* UUID table @tbl written into @bucket, whole. */
+static void put_table(struct image *im, u64 bucket,
+		      const struct bch_uuid_entry_disk *tbl)
+{
+	CHECK(!img_write(im, bch_bucket_sector(&im->g, bucket), tbl,
+			 im->g.meta_bucket_bytes));
+}
+
 /*
  * A second UUID table naming another origin in slot 0.  Stamped as the
  * one slot 0 was taken in: which is current is unknown, and with the
@@ -675,22 +683,19 @@ UNIT_TEST(tree_image_journal_lost_newest_table)
 	tbl = calloc(1, im.g.meta_bucket_bytes);
 	memset(tbl[0].uuid, 0x6b, sizeof(tbl[0].uuid));
 	tbl[0].first_reg = cpu_to_le32(1);
-	CHECK(!img_write(&im, bch_bucket_sector(&im.g, FIRST_DATA + 20), tbl,
-			 im.g.meta_bucket_bytes));
+	put_table(&im, FIRST_DATA + 20, tbl);
 	CHECK(bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL) == -ENODATA);
 
 	memset(tbl[0].uuid, 0x5a, sizeof(tbl[0].uuid));
 	memcpy(tbl[0].label, "older", 5);
-	CHECK(!img_write(&im, bch_bucket_sector(&im.g, FIRST_DATA + 20), tbl,
-			 im.g.meta_bucket_bytes));
+	put_table(&im, FIRST_DATA + 20, tbl);
 	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
 	CHECK(!sv.uuids_lost && sv.orphan_keys == 2);
 	bch_salvage_free(&sv);
 
 	memset(tbl[0].uuid, 0x6b, sizeof(tbl[0].uuid));
 	tbl[0].last_reg = cpu_to_le32(2);
-	CHECK(!img_write(&im, bch_bucket_sector(&im.g, FIRST_DATA + 20), tbl,
-			 im.g.meta_bucket_bytes));
+	put_table(&im, FIRST_DATA + 20, tbl);
 	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
 	got = sv.uuids;
 	CHECK(!sv.uuids_lost && got[0].uuid[0] == 0x6b && got[0].uuid[15] == 0x6b);
@@ -699,8 +704,7 @@ UNIT_TEST(tree_image_journal_lost_newest_table)
 	/* Older tables after it, disagreeing with both: passed over. */
 	memset(tbl[0].uuid, 0x6c, sizeof(tbl[0].uuid));
 	tbl[0].last_reg = cpu_to_le32(1);
-	CHECK(!img_write(&im, bch_bucket_sector(&im.g, FIRST_DATA + 30), tbl,
-			 im.g.meta_bucket_bytes));
+	put_table(&im, FIRST_DATA + 30, tbl);
 	CHECK(!bch_salvage_read(&sv, &im.io, &im.sb, NULL, NULL));
 	got = sv.uuids;
 	CHECK(!sv.uuids_lost && got[0].uuid[0] == 0x6b);

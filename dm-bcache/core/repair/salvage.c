@@ -640,9 +640,8 @@ static int salvage_journalled(struct walker *w, const struct bch_meta_io *io,
 			      struct bch_jscan *js)
 {
 	struct bch_salvage *sv = w->sv;
-	int r;
-
 	u64 head = le64_to_cpu(js->newest.prio_bucket[sv->g.nr_this_dev]);
+	int r;
 
 	sv->newest_seq = js->newest_seq;
 	sv->jset_version = le32_to_cpu(js->newest.version);
